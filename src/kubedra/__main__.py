@@ -1,0 +1,5 @@
+"""Allow ``python -m kubedra``."""
+
+from kubedra.cli.main import main
+
+main()

@@ -1,0 +1,1 @@
+"""The structured allocator: picks devices for claims exactly as the kube-scheduler does."""

@@ -1,0 +1,12 @@
+"""The list of command modules; each adds its commands to the Typer app with ``register(app)``.
+
+Keeping the list here (one line per module) lets each command live in its own small module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import typer
+
+REGISTRARS: list[Callable[[typer.Typer], None]] = []

@@ -1,0 +1,1 @@
+"""Cluster state, controllers, scheduler and simulation."""

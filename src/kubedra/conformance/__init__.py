@@ -1,0 +1,1 @@
+"""Conformance harness for the cases in shared/conformance (allocate, schedule, cel)."""

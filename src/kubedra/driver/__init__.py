@@ -1,0 +1,1 @@
+"""Driver kit: write DRA drivers (kubelet plugin, ResourceSlice publishing, CDI) in Python."""

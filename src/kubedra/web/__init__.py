@@ -1,0 +1,1 @@
+"""Web page that shows the simulation as it happens."""

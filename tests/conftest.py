@@ -1,0 +1,18 @@
+"""Shared test fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED = REPO_ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The read-only ``../shared`` folder beside the checkout; skip tests that need it when absent."""
+    if not SHARED.is_dir():
+        pytest.skip(f"{SHARED} is absent: shared conformance data is not available here")
+    return SHARED
