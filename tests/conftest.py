@@ -12,7 +12,7 @@ SHARED = REPO_ROOT.parent / "shared"
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The read-only ``../shared`` folder beside the checkout; skip tests that need it when absent."""
+    """The read-only ``../shared`` beside the checkout; tests needing it skip when absent."""
     if not SHARED.is_dir():
         pytest.skip(f"{SHARED} is absent: shared conformance data is not available here")
     return SHARED

@@ -1,1 +1,1 @@
-"""CEL for DRA device selectors: parser, type checker, compiler to closures, Kubernetes libraries."""
+"""CEL for DRA device selectors: parser, type checker, compiler to closures, K8s libraries."""

@@ -15,6 +15,11 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _root() -> None:
+    """Kubernetes Dynamic Resource Allocation (DRA) in Python."""
+
+
 @app.command()
 def version() -> None:
     """Print the kubedra version."""
