@@ -9,4 +9,8 @@ from collections.abc import Callable
 
 import typer
 
-REGISTRARS: list[Callable[[typer.Typer], None]] = []
+from kubedra.cli import validate
+
+REGISTRARS: list[Callable[[typer.Typer], None]] = [
+    validate.register,
+]

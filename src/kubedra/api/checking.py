@@ -1,0 +1,77 @@
+"""The ``kubedra validate`` pipeline as a library: load, convert, default, validate.
+
+Kept apart from the command so that other tools (and tests) get the same verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kubedra.api.defaults import apply_defaults
+from kubedra.api.io import LoadedObject, LoadError, load_paths
+
+Validator = Callable[[dict[str, Any]], list[Any]]
+Formatter = Callable[[dict[str, Any], list[Any]], str]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One loaded object, defaulted, with its validation errors (empty when valid)."""
+
+    loaded: LoadedObject
+    defaulted: dict[str, Any]
+    errors: list[Any]
+
+
+@dataclass
+class Report:
+    verdicts: list[Verdict] = field(default_factory=list)
+    load_errors: list[LoadError] = field(default_factory=list)
+    files: int = 0
+
+    @property
+    def invalid(self) -> list[Verdict]:
+        return [verdict for verdict in self.verdicts if verdict.errors]
+
+    @property
+    def ok(self) -> bool:
+        return not self.load_errors and not self.invalid
+
+
+def _rules() -> tuple[Validator, Formatter] | None:
+    """The apiserver validation rules, once ``kubedra.api.validation`` is installed."""
+    try:
+        from kubedra.api.validation import format_invalid, validate_object
+    except ImportError:
+        return None
+    return validate_object, format_invalid
+
+
+def check_paths(paths: Iterable[str | Path]) -> Report:
+    """Load every object under ``paths``, default it and run the validation rules on it."""
+    loaded = load_paths(paths)
+    report = Report(load_errors=list(loaded.errors), files=loaded.files)
+    rules = _rules()
+    for obj in loaded.objects:
+        defaulted = apply_defaults(obj.wire)
+        errors: list[Any] = []
+        if rules is not None:
+            try:
+                errors = list(rules[0](defaulted))
+            except Exception as error:  # a rule bug must not hide the other objects' verdicts
+                message = f"internal error while validating: {type(error).__name__}: {error}"
+                report.load_errors.append(LoadError(obj.source, obj.document, message, obj.item))
+                continue
+        report.verdicts.append(Verdict(obj, defaulted, errors))
+    return report
+
+
+def render_invalid(verdict: Verdict) -> str:
+    """The apiserver's message for an invalid object."""
+    rules = _rules()
+    if rules is None:
+        return "; ".join(str(error) for error in verdict.errors)
+    return rules[1](verdict.defaulted, verdict.errors)

@@ -1,0 +1,220 @@
+"""Apiserver defaulting for v1 objects, applied to wire dicts.
+
+``resource.k8s.io/v1`` (pkg/apis/resource/v1 defaults and the generated defaulters):
+requests and subrequests get ``allocationMode: ExactCount`` and, in that mode, ``count: 1``;
+tolerations in requests, subrequests and allocation results get ``operator: Equal``; device
+taints without ``timeAdded`` get the current time (whole seconds), as do DeviceTaintRule taints.
+
+``core/v1`` and ``scheduling.k8s.io/v1``, as far as scheduling depends on them: a Pod gets
+``schedulerName: default-scheduler``, ``restartPolicy: Always``, ``dnsPolicy: ClusterFirst``,
+``terminationGracePeriodSeconds: 30`` and ``enableServiceLinks: true``, and a container's
+requests default to its limits; a Node's ``allocatable`` defaults to its ``capacity``; a
+Namespace gets the ``kubernetes.io/metadata.name`` label; a PriorityClass gets
+``preemptionPolicy: PreemptLowerPriority``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+EXACT_COUNT = "ExactCount"
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+
+
+def apply_defaults(obj: dict[str, Any], *, now: datetime | None = None) -> dict[str, Any]:
+    """Return a defaulted copy of the v1 wire dict ``obj`` (``obj`` itself is not changed).
+
+    ``now`` is the time written into taints without ``timeAdded``; the current time if omitted.
+    """
+    defaulter = _DEFAULTERS.get((obj.get("apiVersion"), obj.get("kind")))
+    if defaulter is None:
+        return dict(obj)
+    return defaulter(obj, _timestamp(now))
+
+
+def _timestamp(now: datetime | None) -> str:
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    return moment.replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """The dict items of ``value`` when it is a list (other shapes are left to validation)."""
+    if not isinstance(value, list):
+        return []
+    return [item for item in value if isinstance(item, dict)]
+
+
+def _child(parent: dict[str, Any], key: str) -> dict[str, Any] | None:
+    value = parent.get(key)
+    return value if isinstance(value, dict) else None
+
+
+# --- resource.k8s.io/v1 -------------------------------------------------------------------
+
+
+def _default_tolerations(holder: dict[str, Any]) -> None:
+    for toleration in _dicts(holder.get("tolerations")):
+        if not toleration.get("operator"):
+            toleration["operator"] = "Equal"
+
+
+def _default_exact(request: dict[str, Any]) -> None:
+    """ExactDeviceRequest and DeviceSubRequest share these defaults."""
+    if not request.get("allocationMode"):
+        request["allocationMode"] = EXACT_COUNT
+    if request["allocationMode"] == EXACT_COUNT and not request.get("count"):
+        request["count"] = 1
+    _default_tolerations(request)
+
+
+def _default_claim_spec(spec: dict[str, Any] | None) -> None:
+    devices = _child(spec, "devices") if spec is not None else None
+    if devices is None:
+        return
+    for request in _dicts(devices.get("requests")):
+        exactly = _child(request, "exactly")
+        if exactly is not None:
+            _default_exact(exactly)
+        for subrequest in _dicts(request.get("firstAvailable")):
+            _default_exact(subrequest)
+
+
+def _resource_claim(obj: dict[str, Any], _now: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    _default_claim_spec(_child(out, "spec"))
+    status = _child(out, "status")
+    allocation = _child(status, "allocation") if status is not None else None
+    devices = _child(allocation, "devices") if allocation is not None else None
+    if devices is not None:
+        for result in _dicts(devices.get("results")):
+            _default_tolerations(result)
+    return out
+
+
+def _resource_claim_template(obj: dict[str, Any], _now: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    template = _child(out, "spec")
+    if template is not None:
+        _default_claim_spec(_child(template, "spec"))
+    return out
+
+
+def _resource_slice(obj: dict[str, Any], now: str) -> dict[str, Any]:
+    """Copies only the devices whose taints change: slices can be large and many."""
+    spec = _child(obj, "spec")
+    devices = spec.get("devices") if spec is not None else None
+    if spec is None or not isinstance(devices, list):
+        return dict(obj)
+    new_devices = [_device_with_taint_times(device, now) for device in devices]
+    if all(new is old for new, old in zip(new_devices, devices, strict=True)):
+        return dict(obj)
+    return obj | {"spec": spec | {"devices": new_devices}}
+
+
+def _device_with_taint_times(device: Any, now: str) -> Any:
+    if not isinstance(device, dict):
+        return device
+    taints = device.get("taints")
+    if not any(not taint.get("timeAdded") for taint in _dicts(taints)):
+        return device
+    assert isinstance(taints, list)
+    stamped = [
+        taint | {"timeAdded": now}
+        if isinstance(taint, dict) and not taint.get("timeAdded")
+        else taint
+        for taint in taints
+    ]
+    return device | {"taints": stamped}
+
+
+def _device_taint_rule(obj: dict[str, Any], now: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    spec = _child(out, "spec")
+    taint = _child(spec, "taint") if spec is not None else None
+    if taint is not None and not taint.get("timeAdded"):
+        taint["timeAdded"] = now
+    return out
+
+
+# --- core/v1 and scheduling.k8s.io/v1 ------------------------------------------------------
+
+
+_POD_SPEC_DEFAULTS: dict[str, Any] = {
+    "restartPolicy": "Always",
+    "dnsPolicy": "ClusterFirst",
+    "terminationGracePeriodSeconds": 30,
+    "schedulerName": "default-scheduler",
+    "enableServiceLinks": True,
+}
+
+
+def _requests_from_limits(resources: dict[str, Any] | None) -> None:
+    """Requests not given default to the limits (SetDefaults_Pod)."""
+    if resources is None:
+        return
+    limits = _child(resources, "limits")
+    if not limits:
+        return
+    requests = _child(resources, "requests")
+    if requests is None:
+        requests = resources["requests"] = {}
+    for name, quantity in limits.items():
+        requests.setdefault(name, quantity)
+
+
+def _pod(obj: dict[str, Any], _now: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    spec = _child(out, "spec")
+    if spec is None:
+        return out
+    for key, value in _POD_SPEC_DEFAULTS.items():
+        if spec.get(key) in (None, ""):
+            spec[key] = value
+    for key in ("containers", "initContainers"):
+        for container in _dicts(spec.get(key)):
+            _requests_from_limits(_child(container, "resources"))
+    return out
+
+
+def _node(obj: dict[str, Any], _now: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    status = _child(out, "status")
+    if status is not None and status.get("allocatable") is None:
+        capacity = _child(status, "capacity")
+        if capacity is not None:
+            status["allocatable"] = dict(capacity)
+    return out
+
+
+def _namespace(obj: dict[str, Any], _now: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    metadata = _child(out, "metadata")
+    name = metadata.get("name") if metadata is not None else None
+    if metadata is not None and isinstance(name, str) and name:
+        labels = _child(metadata, "labels")
+        if labels is None:
+            labels = metadata["labels"] = {}
+        labels[NAMESPACE_NAME_LABEL] = name
+    return out
+
+
+def _priority_class(obj: dict[str, Any], _now: str) -> dict[str, Any]:
+    out = dict(obj)
+    if not out.get("preemptionPolicy"):
+        out["preemptionPolicy"] = "PreemptLowerPriority"
+    return out
+
+
+_DEFAULTERS: dict[tuple[Any, Any], Callable[[dict[str, Any], str], dict[str, Any]]] = {
+    ("resource.k8s.io/v1", "ResourceClaim"): _resource_claim,
+    ("resource.k8s.io/v1", "ResourceClaimTemplate"): _resource_claim_template,
+    ("resource.k8s.io/v1", "ResourceSlice"): _resource_slice,
+    ("resource.k8s.io/v1", "DeviceTaintRule"): _device_taint_rule,
+    ("v1", "Pod"): _pod,
+    ("v1", "Node"): _node,
+    ("v1", "Namespace"): _namespace,
+    ("scheduling.k8s.io/v1", "PriorityClass"): _priority_class,
+}

@@ -1,0 +1,90 @@
+"""Loading Kubernetes manifests and writing them back.
+
+:func:`load_paths` reads files and directories (YAML and JSON, multi-document streams,
+``List`` and ``*List`` objects as ``kubectl get -o yaml`` prints them), converts older
+``resource.k8s.io`` versions to ``v1`` and checks field types. It never raises for bad input:
+each unreadable file, syntax error, unknown kind or mistyped object is one :class:`LoadError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kubedra.api.io.decoding import (
+    SUPPORTED_KINDS,
+    DecodeError,
+    LoadedObject,
+    decode,
+    decode_document,
+)
+from kubedra.api.io.reading import (
+    LoadError,
+    RawDocument,
+    manifest_files,
+    parse_json,
+    parse_yaml,
+    read_documents,
+)
+from kubedra.api.io.writing import dump_json, dump_yaml, to_clean_wire
+
+
+@dataclass
+class LoadResult:
+    """The objects that loaded and the errors that stopped the others, in input order."""
+
+    objects: list[LoadedObject] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+    files: int = 0
+
+    def add(self, entries: Iterable[LoadedObject | LoadError]) -> None:
+        for entry in entries:
+            if isinstance(entry, LoadError):
+                self.errors.append(entry)
+            else:
+                self.objects.append(entry)
+
+
+def load_paths(paths: Iterable[str | Path]) -> LoadResult:
+    """Load every object in the given files and directories (``-`` reads standard input)."""
+    result = LoadResult()
+    for file in manifest_files(paths):
+        if isinstance(file, LoadError):
+            result.errors.append(file)
+            continue
+        result.files += 1
+        for document in read_documents(file):
+            if isinstance(document, LoadError):
+                result.errors.append(document)
+            else:
+                result.add(decode_document(document))
+    return result
+
+
+def load_text(text: str, source: str = "<text>", *, json_input: bool = False) -> LoadResult:
+    """Load the objects of a YAML (or JSON) text, as if read from a file named ``source``."""
+    result = LoadResult(files=1)
+    documents = parse_json(text, source) if json_input else parse_yaml(text, source)
+    for document in documents:
+        if isinstance(document, LoadError):
+            result.errors.append(document)
+        else:
+            result.add(decode_document(document))
+    return result
+
+
+__all__ = [
+    "SUPPORTED_KINDS",
+    "DecodeError",
+    "LoadError",
+    "LoadResult",
+    "LoadedObject",
+    "RawDocument",
+    "decode",
+    "dump_json",
+    "dump_yaml",
+    "load_paths",
+    "load_text",
+    "to_clean_wire",
+]

@@ -1,0 +1,197 @@
+"""Reading manifest files into raw documents: paths, directories, YAML and JSON streams.
+
+Every problem becomes a :class:`LoadError` with the file, the document index and one line of
+text; nothing here raises for bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "-"
+
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class ManifestLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """The C safe loader without YAML 1.1 timestamps: Kubernetes keeps times as strings."""
+
+
+ManifestLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s*,\]}]")
+
+
+@dataclass(frozen=True)
+class LoadError:
+    """A file or document that could not be turned into an object."""
+
+    source: str
+    document: int | None
+    message: str
+    item: int | None = None
+
+    def location(self) -> str:
+        """``file``, ``file: document N`` or ``file: document N, items[M]``."""
+        where = self.source
+        if self.document is not None:
+            where += f": document {self.document}"
+        if self.item is not None:
+            where += f", items[{self.item}]"
+        return where
+
+    def __str__(self) -> str:
+        return f"{self.location()}: {self.message}"
+
+
+@dataclass(frozen=True)
+class RawDocument:
+    source: str
+    document: int
+    content: Any
+
+
+def manifest_files(paths: Iterable[str | Path]) -> Iterator[Path | str | LoadError]:
+    """Expand the given paths: files as given, directories recursively (sorted, manifest
+    suffixes only, hidden entries skipped), ``-`` for standard input."""
+    for path in paths:
+        if str(path) == STDIN:
+            yield STDIN
+            continue
+        path = Path(path)
+        if path.is_dir():
+            found = sorted(
+                candidate
+                for candidate in path.rglob("*")
+                if candidate.suffix in MANIFEST_SUFFIXES
+                and candidate.is_file()
+                and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
+            )
+            if not found:
+                yield LoadError(str(path), None, "directory holds no .yaml, .yml or .json files")
+            yield from found
+        elif path.exists():
+            yield path
+        else:
+            yield LoadError(str(path), None, "no such file or directory")
+
+
+def read_documents(file: Path | str) -> Iterator[RawDocument | LoadError]:
+    """The documents of one file (or of standard input for ``-``)."""
+    source = str(file)
+    try:
+        text = sys.stdin.read() if file == STDIN else Path(file).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        yield LoadError(source, None, f"not UTF-8 text: {error.reason} at byte {error.start}")
+        return
+    except OSError as error:
+        yield LoadError(source, None, f"cannot read: {error.strerror or error}")
+        return
+    if isinstance(file, Path) and file.suffix == ".json":
+        yield from parse_json(text, source)
+    else:
+        yield from parse_yaml(text, source)
+
+
+def parse_json(text: str, source: str) -> Iterator[RawDocument | LoadError]:
+    """A JSON value, or a stream of them as ``kubectl`` accepts."""
+    decoder = json.JSONDecoder()
+    position, index = 0, 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            return
+        try:
+            content, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            yield LoadError(
+                source,
+                index,
+                f"JSON syntax error at line {error.lineno}, column {error.colno}: {error.msg}",
+            )
+            return
+        except RecursionError:
+            yield LoadError(source, index, "JSON document nested too deeply")
+            return
+        yield RawDocument(source, index, content)
+        index += 1
+
+
+def parse_yaml(text: str, source: str) -> Iterator[RawDocument | LoadError]:
+    """The documents of a YAML stream; empty documents are skipped as ``kubectl`` does.
+
+    Documents before a syntax error are kept; the error ends the stream.
+    """
+    guard = _AliasGuard(len(text)) if _ALIAS.search(text) else None
+    index = 0
+    documents = yaml.load_all(text, Loader=ManifestLoader)
+    while True:
+        try:
+            content = next(documents)
+        except StopIteration:
+            return
+        except yaml.MarkedYAMLError as error:
+            yield LoadError(source, index, _describe_yaml_error(error))
+            return
+        except (yaml.YAMLError, ValueError, TypeError) as error:
+            yield LoadError(source, index, f"YAML error: {error}")
+            return
+        except RecursionError:
+            yield LoadError(source, index, "YAML document nested too deeply")
+            return
+        if content is not None:
+            problem = guard.check(content) if guard is not None else None
+            if problem is not None:
+                yield LoadError(source, index, problem)
+            else:
+                yield RawDocument(source, index, content)
+        index += 1
+
+
+def _describe_yaml_error(error: yaml.MarkedYAMLError) -> str:
+    mark = error.problem_mark or error.context_mark
+    problem = error.problem or error.context or "invalid YAML"
+    if mark is None:
+        return f"YAML syntax error: {problem}"
+    return f"YAML syntax error at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+class _AliasGuard:
+    """Rejects documents whose aliases make them recursive or expand far beyond their text.
+
+    PyYAML shares aliased nodes instead of copying them, so a small file can describe a
+    structure with billions of nodes ("billion laughs"); Kubernetes refuses those too.
+    """
+
+    def __init__(self, text_length: int) -> None:
+        self.budget = 10 * text_length + 10_000
+
+    def check(self, content: Any) -> str | None:
+        seen = 0
+        stack: list[tuple[Any, frozenset[int]]] = [(content, frozenset())]
+        while stack:
+            node, ancestors = stack.pop()
+            if not isinstance(node, dict | list):
+                continue
+            if id(node) in ancestors:
+                return "YAML aliases make the document recursive"
+            seen += len(node)
+            if seen > self.budget:
+                return "YAML document contains excessive aliasing"
+            inner = ancestors | {id(node)}
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, inner) for child in children)
+        return None

@@ -1,0 +1,15 @@
+"""Quantity decoding for the wire models.
+
+Kubernetes decodes a ``resource.Quantity`` from a JSON string or number and serializes it back
+in canonical form; the models do the same so that every consumer sees canonical strings.
+"""
+
+from __future__ import annotations
+
+from kubedra.api.quantity import Quantity
+
+
+def canonical_quantity(value: str | int | float) -> str:
+    """Parse a quantity as Kubernetes does and return its canonical serialization."""
+    text = value if isinstance(value, str) else repr(value)
+    return str(Quantity.parse(text))
