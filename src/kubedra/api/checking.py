@@ -5,13 +5,14 @@ Kept apart from the command so that other tools (and tests) get the same verdict
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kubedra.api.defaults import apply_defaults
-from kubedra.api.io import LoadedObject, LoadError, load_paths
+from kubedra.api.io import LoadedObject, LoadError, LoadResult, load_paths
 
 Validator = Callable[[dict[str, Any]], list[Any]]
 Formatter = Callable[[dict[str, Any], list[Any]], str]
@@ -44,15 +45,19 @@ class Report:
 def _rules() -> tuple[Validator, Formatter] | None:
     """The apiserver validation rules, once ``kubedra.api.validation`` is installed."""
     try:
-        from kubedra.api.validation import format_invalid, validate_object
+        rules = importlib.import_module("kubedra.api.validation")
     except ImportError:
         return None
-    return validate_object, format_invalid
+    return rules.validate_object, rules.format_invalid
 
 
 def check_paths(paths: Iterable[str | Path]) -> Report:
     """Load every object under ``paths``, default it and run the validation rules on it."""
-    loaded = load_paths(paths)
+    return check_loaded(load_paths(paths))
+
+
+def check_loaded(loaded: LoadResult) -> Report:
+    """Default and validate what :func:`kubedra.api.io.load_paths` (or ``load_text``) read."""
     report = Report(load_errors=list(loaded.errors), files=loaded.files)
     rules = _rules()
     for obj in loaded.objects:

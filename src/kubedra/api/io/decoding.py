@@ -156,7 +156,7 @@ def _object_name(content: dict[str, Any]) -> str:
     namespace = metadata.get("namespace")
     if isinstance(name, str) and isinstance(namespace, str) and namespace and name:
         name = f"{namespace}/{name}"
-    return f'{qualified} "{name}"'
+    return f"{qualified} {json.dumps(name, ensure_ascii=False)}"
 
 
 def _describe_validation_error(
@@ -183,12 +183,17 @@ def field_path(model: type[BaseModel], location: tuple[int | str, ...]) -> str:
             path += f"[{part}]"
             annotation = get_args(annotation)[0] if origin is list else Any
         elif origin is dict:
-            path += f"[{part}]"
+            path += f"[{_printable(part)}]"
             annotation = get_args(annotation)[1]
         else:
-            path += f".{part}" if path else part
+            path += f".{_printable(part)}" if path else _printable(part)
             annotation = _field_annotation(annotation, part)
     return path
+
+
+def _printable(name: str) -> str:
+    """Names with control characters or spaces are shown quoted and escaped."""
+    return name if name.isprintable() and " " not in name and name else json.dumps(name)
 
 
 def _unwrap(annotation: Any) -> Any:

@@ -53,7 +53,25 @@ class LoadError:
         return where
 
     def __str__(self) -> str:
-        return f"{self.location()}: {self.message}"
+        """One line, always: line breaks inside names and values are escaped."""
+        text = f"{self.location()}: {self.message}"
+        return text.translate(_LINE_BREAK_ESCAPES)
+
+
+_LINE_BREAK_ESCAPES = str.maketrans(
+    {
+        "\n": "\\n",
+        "\r": "\\r",
+        "\v": "\\v",
+        "\f": "\\f",
+        "\x85": "\\x85",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+        "\x1c": "\\x1c",
+        "\x1d": "\\x1d",
+        "\x1e": "\\x1e",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -146,8 +164,13 @@ def parse_yaml(text: str, source: str) -> Iterator[RawDocument | LoadError]:
         except yaml.MarkedYAMLError as error:
             yield LoadError(source, index, _describe_yaml_error(error))
             return
+        except yaml.reader.ReaderError as error:
+            character = f"#x{error.character:04x}" if isinstance(error.character, int) else "byte"
+            message = f"YAML error at character {error.position}: unacceptable {character}"
+            yield LoadError(source, index, f"{message}: {error.reason}")
+            return
         except (yaml.YAMLError, ValueError, TypeError) as error:
-            yield LoadError(source, index, f"YAML error: {error}")
+            yield LoadError(source, index, "YAML error: " + " ".join(str(error).split()))
             return
         except RecursionError:
             yield LoadError(source, index, "YAML document nested too deeply")

@@ -1,0 +1,115 @@
+"""``kubedra validate``: exit codes, one line per problem, JSON output, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kubedra.cli.main import _register_commands, app
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+
+
+def _kubedra(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the command in a fresh interpreter, importing this checkout's sources."""
+    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "kubedra", *args], capture_output=True, text=True, env=env
+    )
+
+
+GOOD_CLASS = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+"""
+
+
+@pytest.fixture(scope="module")
+def runner() -> CliRunner:
+    _register_commands()
+    return CliRunner()
+
+
+def test_bundled_examples_are_valid() -> None:
+    out = _kubedra("validate", str(EXAMPLES))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip().endswith("0 invalid")
+    assert out.stderr == ""
+
+
+def test_valid_file_exits_zero(runner: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "class.yaml").write_text(GOOD_CLASS)
+    result = runner.invoke(app, ["validate", str(tmp_path / "class.yaml")])
+    assert result.exit_code == 0
+    assert result.output == "1 object in 1 file: 1 valid, 0 invalid\n"
+
+
+def test_each_unreadable_document_is_one_line_and_exits_one(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    (tmp_path / "a.yaml").write_text(GOOD_CLASS + "---\n- not an object\n---\nkind: [\n")
+    (tmp_path / "b.yaml").write_text("apiVersion: example.com/v1\nkind: Widget\n")
+    result = runner.invoke(app, ["validate", str(tmp_path), str(tmp_path / "missing.yaml")])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines == [
+        f"{tmp_path / 'a.yaml'}: document 1: document is an array, not an object",
+        f"{tmp_path / 'a.yaml'}: document 2: YAML syntax error at line 9, column 1: "
+        "did not find expected node content",
+        f"{tmp_path / 'b.yaml'}: document 0: "
+        'no matches for kind "Widget" in version "example.com/v1"',
+        f"{tmp_path / 'missing.yaml'}: no such file or directory",
+        "1 object in 2 files: 1 valid, 0 invalid, 4 unreadable documents",
+    ]
+
+
+def test_wrong_types_exit_one(runner: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(GOOD_CLASS + "spec:\n  selectors: yes\n")
+    result = runner.invoke(app, ["validate", str(tmp_path / "c.yaml")])
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        f'{tmp_path / "c.yaml"}: document 0: DeviceClass.resource.k8s.io "gpu.example.com" '
+        "cannot be decoded: spec.selectors: expected array, got a boolean true"
+    )
+
+
+def test_json_output(runner: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(GOOD_CLASS + "---\n3\n")
+    result = runner.invoke(app, ["validate", "-o", "json", str(tmp_path)])
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    assert report["valid"] is False
+    assert report["summary"] == {"files": 1, "objects": 1, "invalid": 0, "errors": 1}
+    [obj] = report["objects"]
+    assert (obj["kind"], obj["name"], obj["valid"], obj["document"]) == (
+        "DeviceClass",
+        "gpu.example.com",
+        True,
+        0,
+    )
+    assert report["errors"] == [
+        {
+            "source": str(tmp_path / "a.yaml"),
+            "document": 1,
+            "item": None,
+            "message": "document is a number, not an object",
+        }
+    ]
+
+
+def test_garbage_never_produces_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "x.yaml").write_bytes(b"\x00\x01{[}: &a *a\n\t- - ?")
+    (tmp_path / "y.json").write_text("[" * 100_000)
+    out = _kubedra("validate", str(tmp_path))
+    assert out.returncode == 1
+    assert "Traceback" not in out.stdout + out.stderr
+    assert out.stdout.count("\n") == 3
