@@ -1,0 +1,10 @@
+"""apiserver validation of resource.k8s.io/v1 and core/v1 wire objects.
+
+``validate_object`` returns the field errors of one defaulted v1 object with upstream's paths,
+types and messages; ``format_invalid`` renders them as the apiserver's "is invalid" message.
+"""
+
+from kubedra.api.validation.api import format_invalid, validate_object
+from kubedra.api.validation.errors import ErrorType, FieldError
+
+__all__ = ["ErrorType", "FieldError", "format_invalid", "validate_object"]

@@ -1,0 +1,237 @@
+"""Field errors rendered exactly like apimachinery's ``field.Error``.
+
+The rendering rules matter because users compare our messages with what the apiserver prints:
+strings are quoted like Go's ``%q``, simple scalars are printed bare, composite values as compact
+JSON, and Required/Forbidden/TooLong/Internal errors never show the value.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass
+from enum import Enum
+
+
+class ErrorType(Enum):
+    """apimachinery ``field.ErrorType``: value is (display text, machine reason)."""
+
+    NOT_FOUND = ("Not found", "FieldValueNotFound")
+    REQUIRED = ("Required value", "FieldValueRequired")
+    DUPLICATE = ("Duplicate value", "FieldValueDuplicate")
+    INVALID = ("Invalid value", "FieldValueInvalid")
+    NOT_SUPPORTED = ("Unsupported value", "FieldValueNotSupported")
+    FORBIDDEN = ("Forbidden", "FieldValueForbidden")
+    TOO_LONG = ("Too long", "FieldValueTooLong")
+    TOO_MANY = ("Too many", "FieldValueTooMany")
+    INTERNAL = ("Internal error", "InternalError")
+    TYPE_INVALID = ("Invalid value", "FieldValueTypeInvalid")
+
+    @property
+    def text(self) -> str:
+        return self.value[0]
+
+    @property
+    def reason(self) -> str:
+        return self.value[1]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Omitted:
+    """Marker for a bad value that is not shown (like Go's ``omitValue``)."""
+
+    def __repr__(self) -> str:
+        return "<omitted>"
+
+
+OMITTED = _Omitted()
+
+
+@dataclass(frozen=True)
+class GoLiteral:
+    """A bad value already rendered the way Go renders it (e.g. an internal struct as JSON)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_VALUE_HIDDEN = {ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG, ErrorType.INTERNAL}
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One validation error: type, field path, offending value and detail."""
+
+    type: ErrorType
+    field: str
+    bad_value: object
+    detail: str
+
+    @property
+    def value(self) -> object:
+        """The offending value (the contract in COMMON.md calls it ``value``)."""
+        return self.bad_value
+
+    def body(self) -> str:
+        """The message without the field path, like ``field.Error.ErrorBody()``."""
+        if self.type in _VALUE_HIDDEN or self.bad_value is OMITTED:
+            text = self.type.text
+        else:
+            text = f"{self.type.text}: {render_value(self.bad_value)}"
+        if self.detail:
+            text += f": {self.detail}"
+        return text
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.body()}"
+
+
+def render_value(value: object) -> str:
+    """Render a bad value the way ``ErrorBody`` does for the corresponding Go value."""
+    if isinstance(value, GoLiteral):
+        return value.text
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return go_quote(value)
+    if value is None:
+        return "null"
+    return go_json(value)
+
+
+def go_json(value: object, *, sort_keys: bool = True) -> str:
+    """Compact JSON as Go's ``json.Marshal`` writes it (sorted map keys, HTML-safe escapes).
+
+    Struct values keep their field order, so callers pass ``sort_keys=False`` for those.
+    """
+    text = json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, default=str
+    )
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def go_struct(*fields: tuple[str, object]) -> GoLiteral:
+    """An internal Go struct without JSON tags, as ``json.Marshal`` prints it: every field by
+    its Go name, in declaration order, unset pointers as null."""
+    return GoLiteral(go_json(dict(fields), sort_keys=False))
+
+
+_SIMPLE_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
+}
+
+
+def _go_printable(char: str) -> bool:
+    if char == " ":
+        return True
+    return unicodedata.category(char)[0] in "LMNPS"
+
+
+def go_quote(text: str) -> str:
+    """Quote a string like Go's ``strconv.Quote`` (``%q``)."""
+    out = ['"']
+    for char in text:
+        escaped = _SIMPLE_ESCAPES.get(char)
+        if escaped is not None:
+            out.append(escaped)
+        elif _go_printable(char):
+            out.append(char)
+        else:
+            code = ord(char)
+            if code < 0x80:
+                out.append(f"\\x{code:02x}")
+            elif code < 0x10000:
+                out.append(f"\\u{code:04x}")
+            else:
+                out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def required(path: str, detail: str = "") -> FieldError:
+    return FieldError(ErrorType.REQUIRED, path, "", detail)
+
+
+def invalid(path: str, value: object, detail: str) -> FieldError:
+    return FieldError(ErrorType.INVALID, path, value, detail)
+
+
+def type_invalid(path: str, value: object, detail: str) -> FieldError:
+    return FieldError(ErrorType.TYPE_INVALID, path, value, detail)
+
+
+def duplicate(path: str, value: object) -> FieldError:
+    return FieldError(ErrorType.DUPLICATE, path, value, "")
+
+
+def not_found(path: str, value: object, detail: str = "") -> FieldError:
+    return FieldError(ErrorType.NOT_FOUND, path, value, detail)
+
+
+def forbidden(path: str, detail: str) -> FieldError:
+    return FieldError(ErrorType.FORBIDDEN, path, "", detail)
+
+
+def not_supported(path: str, value: object, supported: list[str]) -> FieldError:
+    detail = ""
+    if supported:
+        detail = "supported values: " + ", ".join(go_quote(v) for v in supported)
+    return FieldError(ErrorType.NOT_SUPPORTED, path, value, detail)
+
+
+def too_long(path: str, max_length: int) -> FieldError:
+    unit = "byte" if max_length == 1 else "bytes"
+    return FieldError(
+        ErrorType.TOO_LONG, path, "<value omitted>", f"may not be more than {max_length} {unit}"
+    )
+
+
+def too_many(path: str, actual: int, maximum: int) -> FieldError:
+    unit = "item" if maximum == 1 else "items"
+    return FieldError(
+        ErrorType.TOO_MANY,
+        path,
+        actual if actual >= 0 else OMITTED,
+        f"must have at most {maximum} {unit}",
+    )
+
+
+def internal(path: str, detail: str) -> FieldError:
+    return FieldError(ErrorType.INTERNAL, path, None, detail)
+
+
+def child(path: str, *names: str) -> str:
+    """``field.Path.Child``: dotted names."""
+    for name in names:
+        path = f"{path}.{name}" if path else name
+    return path
+
+
+def index(path: str, i: int) -> str:
+    """``field.Path.Index``: ``[i]``."""
+    return f"{path}[{i}]"
+
+
+def key(path: str, k: str) -> str:
+    """``field.Path.Key``: ``[key]`` without quotes, as Go prints it."""
+    return f"{path}[{k}]"
