@@ -174,5 +174,6 @@ def validate_labels(labels: dict[str, str], path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for label_key, label_value in labels.items():
         errs.extend(validate_label_name(label_key, path))
-        errs.extend(validate_label_value(label_value, path))
+        # A null value decodes to the empty string, as Go's decoder does.
+        errs.extend(validate_label_value(label_value if isinstance(label_value, str) else "", path))
     return errs
