@@ -9,8 +9,10 @@ from collections.abc import Callable
 
 import typer
 
-from kubedra.cli import validate
+from kubedra.cli import driver_cmd, kubelet_sim_cmd, validate
 
 REGISTRARS: list[Callable[[typer.Typer], None]] = [
     validate.register,
+    driver_cmd.register,
+    kubelet_sim_cmd.register,
 ]

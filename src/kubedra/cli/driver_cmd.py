@@ -1,0 +1,99 @@
+"""``kubedra driver ...``: run drivers built with the driver kit."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kubedra.driver.cdi import DEFAULT_CDI_DIR
+from kubedra.driver.server import KUBELET_PLUGINS_DIR, KUBELET_REGISTRY_DIR
+from kubedra.driver.store import StoreError
+
+driver_app = typer.Typer(
+    help="Run DRA drivers written with kubedra's driver kit.", no_args_is_help=True
+)
+
+
+@driver_app.command("example-gpu")
+def example_gpu(
+    node_name: Annotated[str, typer.Option(help="The node this driver serves.")],
+    registry_dir: Annotated[
+        Path, typer.Option(help="Where the kubelet watches for registration sockets.")
+    ] = KUBELET_REGISTRY_DIR,
+    plugin_dir: Annotated[
+        Path,
+        typer.Option(help="The kubelet plugins directory; the driver uses <dir>/gpu.example.com."),
+    ] = KUBELET_PLUGINS_DIR,
+    cdi_dir: Annotated[Path, typer.Option(help="Where CDI spec files are written.")] = (
+        DEFAULT_CDI_DIR
+    ),
+    cluster_dir: Annotated[
+        Path | None, typer.Option(help="Publish slices into, read claims from this directory.")
+    ] = None,
+    kubeconfig: Annotated[
+        Path | None, typer.Option(help="Use the cluster of this kubeconfig.")
+    ] = None,
+    in_cluster: Annotated[bool, typer.Option(help="Use the in-cluster service account.")] = False,
+    gpus: Annotated[int, typer.Option(min=0, help="Number of fake GPUs.")] = 8,
+    memory: Annotated[str, typer.Option(help="Memory of each GPU.")] = "80Gi",
+    model: Annotated[str, typer.Option(help="The model attribute.")] = "LATEST-GPU-MODEL",
+    partitions: Annotated[
+        int, typer.Option(min=0, help="MIG-like mode: also offer this many partitions per GPU.")
+    ] = 0,
+    rolling_update_uid: Annotated[
+        str,
+        typer.Option(
+            envvar="POD_UID", help="Pod UID: enables rolling updates (UID in socket names)."
+        ),
+    ] = "",
+    resync_interval: Annotated[
+        float, typer.Option(help="Seconds between slice reconciliations.")
+    ] = 5.0,
+    health_interval: Annotated[float, typer.Option(help="Seconds between health reports.")] = 10.0,
+    log_level: Annotated[str, typer.Option(help="Python logging level.")] = "INFO",
+    test_prepare_delay: Annotated[
+        float, typer.Option(hidden=True, help="Test hook: sleep this long inside each prepare.")
+    ] = 0.0,
+) -> None:
+    """Serve fake GPUs: publish them as ResourceSlices and prepare them over the kubelet API."""
+    from kubedra.driver import example_gpu as gpu
+    from kubedra.driver.runner import run_driver
+    from kubedra.driver.server import PluginPaths
+    from kubedra.driver.store import open_store
+
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        store = open_store(cluster_dir, kubeconfig, in_cluster)
+        driver = gpu.ExampleGpuDriver(
+            node_name,
+            cdi_dir,
+            gpus=gpus,
+            memory=memory,
+            model=model,
+            partitions=partitions,
+            health_interval=health_interval,
+            test_prepare_delay=test_prepare_delay,
+        )
+        paths = PluginPaths.for_driver(
+            gpu.DRIVER_NAME, registry_dir, plugin_dir, rolling_update_uid
+        )
+        run_driver(
+            driver,
+            gpu.DRIVER_NAME,
+            node_name,
+            store,
+            paths,
+            driver.pools(),
+            rolling_update=bool(rolling_update_uid),
+            resync_interval=resync_interval,
+        )
+    except (StoreError, ValueError, OSError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(driver_app, name="driver")

@@ -1,0 +1,100 @@
+"""``kubedra kubelet-sim``: drive DRA plugins over their sockets as the kubelet does."""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+from kubedra.driver.cdi import DEFAULT_CDI_DIR
+from kubedra.driver.server import KUBELET_REGISTRY_DIR
+from kubedra.driver.store import StoreError
+
+EXIT_VIOLATIONS = 3
+
+
+def kubelet_sim(
+    node_name: Annotated[str, typer.Option(help="The node whose pods are run.")],
+    registry_dir: Annotated[
+        Path, typer.Option(help="Directory watched for plugin registration sockets.")
+    ] = KUBELET_REGISTRY_DIR,
+    cdi_dir: Annotated[Path, typer.Option(help="Where CDI device IDs are looked up.")] = (
+        DEFAULT_CDI_DIR
+    ),
+    cluster_dir: Annotated[
+        Path | None, typer.Option(help="Read pods and claims from this directory.")
+    ] = None,
+    kubeconfig: Annotated[
+        Path | None, typer.Option(help="Use the cluster of this kubeconfig.")
+    ] = None,
+    interval: Annotated[float, typer.Option(help="Seconds between rounds.")] = 1.0,
+    once: Annotated[bool, typer.Option(help="Run one round, then exit.")] = False,
+    duration: Annotated[
+        float, typer.Option(help="Stop after this many seconds (0: until SIGTERM).")
+    ] = 0.0,
+    wipe_slices: Annotated[
+        bool, typer.Option(help="Delete the node's ResourceSlices at start, as a kubelet does.")
+    ] = False,
+    register_node: Annotated[
+        bool, typer.Option(help="Create the Node in a cluster directory if it is missing.")
+    ] = True,
+    call_timeout: Annotated[float, typer.Option(help="Timeout of each gRPC call (s).")] = 10.0,
+    report: Annotated[
+        Path | None, typer.Option(help="Also write the JSON report to this file.")
+    ] = None,
+    log_level: Annotated[str, typer.Option(help="Python logging level.")] = "WARNING",
+) -> None:
+    """Register plugins, prepare the claims of the node's running pods, unprepare when they end.
+
+    Prints a JSON report (plugins, prepared claims, contract violations, failures, latencies);
+    exits with 3 when it saw contract violations.
+    """
+    from kubedra.driver.kubelet_sim import KubeletSim
+    from kubedra.driver.store import open_store
+
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        store = open_store(cluster_dir, kubeconfig)
+        if register_node and cluster_dir is not None:
+            store.register_node(node_name)
+        if wipe_slices:
+            store.delete_node_resource_slices(node_name)
+    except StoreError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    sim = KubeletSim(node_name, registry_dir, store, cdi_dir, call_timeout=call_timeout)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    if duration > 0:
+        timer = threading.Timer(duration, stop.set)
+        timer.daemon = True
+        timer.start()
+    try:
+        if once:
+            sim.step()
+        else:
+            sim.run(stop, interval)
+    finally:
+        sim.close()
+    result = sim.report()
+    text = json.dumps(result, indent=2, sort_keys=True)
+    if report is not None:
+        report.write_text(text + "\n")
+    typer.echo(text)
+    if result["violations"]:
+        raise typer.Exit(EXIT_VIOLATIONS)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("kubelet-sim")(kubelet_sim)

@@ -1,0 +1,171 @@
+"""The kubelet plugin helper: turns NodePrepareResources/NodeUnprepareResources into driver calls.
+
+Contract kept here, whatever the driver does:
+- every requested claim UID gets an answer; per-claim problems (claim missing, replaced, not
+  allocated, driver error, malformed CDI ID) are errors inside the response, never gRPC errors;
+- calls are serialized (an in-process lock, plus a file lock when rolling updates let two
+  driver instances share the plugin directory);
+- prepared claims are checkpointed, so a repeated prepare is answered from the checkpoint
+  without preparing twice, and unprepare works from the UID alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import filelock
+
+from kubedra.driver import checkpoint as cp
+from kubedra.driver.cdi import CDIError, parse_qualified_name
+from kubedra.driver.claims import ClaimLookupError, ClaimSource, base_request, lookup_claim
+from kubedra.driver.driver_api import DRADriver
+from kubedra.driver.types import ClaimRef, PrepareClaim, PreparedDevice, PrepareResult
+
+log = logging.getLogger(__name__)
+
+CHECKPOINT_FILE = "checkpoint.json"
+LOCK_FILE = "serialize.lock"
+
+
+class PluginHelper:
+    """Claim lookup, serialization, checkpointing and answer shaping around a :class:`DRADriver`."""
+
+    def __init__(
+        self,
+        driver: DRADriver,
+        driver_name: str,
+        claims: ClaimSource,
+        plugin_data_dir: Path,
+        *,
+        file_lock: bool = False,
+    ) -> None:
+        self.driver = driver
+        self.driver_name = driver_name
+        self.claims = claims
+        self.checkpoint = cp.Checkpoint(plugin_data_dir / CHECKPOINT_FILE)
+        self._mutex = threading.Lock()
+        self._file_lock = filelock.FileLock(plugin_data_dir / LOCK_FILE) if file_lock else None
+
+    @contextlib.contextmanager
+    def serialized(self) -> Iterator[None]:
+        with self._mutex:
+            if self._file_lock is None:
+                yield
+            else:
+                with self._file_lock:
+                    yield
+
+    def prepare(self, refs: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
+        """Answer NodePrepareResources: one :class:`PrepareResult` per distinct claim UID."""
+        answers: dict[str, PrepareResult] = {}
+        looked_up: list[PrepareClaim] = []
+        for ref in _distinct(refs):
+            # Slow lookups happen before taking the lock, as upstream's helper does.
+            try:
+                looked_up.append(lookup_claim(self.claims, ref, self.driver_name))
+            except ClaimLookupError as error:
+                answers[ref.uid] = PrepareResult(error=str(error))
+        if not looked_up:
+            return answers
+        with self.serialized():
+            try:
+                entries = self.checkpoint.load()
+            except cp.CheckpointError as error:
+                return answers | {c.ref.uid: PrepareResult(error=str(error)) for c in looked_up}
+            todo = []
+            for claim in looked_up:
+                entry = entries.get(claim.ref.uid)
+                if entry is not None and entry.state == cp.STATE_COMPLETED:
+                    names = [d.device for d in entry.devices]
+                    if self.driver.still_prepared(claim, names):
+                        answers[claim.ref.uid] = PrepareResult(devices=entry.devices)
+                        continue
+                todo.append(claim)
+            if todo:
+                for claim in todo:
+                    entries[claim.ref.uid] = cp.started(claim.ref.namespace, claim.ref.name)
+                self.checkpoint.store(entries)
+                for uid, result in self._call_prepare(todo).items():
+                    answers[uid] = result
+                    if not result.error:
+                        ref = next(c.ref for c in todo if c.ref.uid == uid)
+                        entries[uid] = cp.completed(ref.namespace, ref.name, result.devices)
+                self.checkpoint.store(entries)
+        return answers
+
+    def _call_prepare(self, claims: list[PrepareClaim]) -> dict[str, PrepareResult]:
+        try:
+            returned = dict(self.driver.prepare(claims))
+        except Exception as error:
+            log.exception("driver prepare failed")
+            return {c.ref.uid: PrepareResult(error=f"prepare failed: {error}") for c in claims}
+        results = {}
+        for claim in claims:
+            outcome = returned.get(claim.ref.uid)
+            if outcome is None:
+                results[claim.ref.uid] = PrepareResult(
+                    error=f"driver returned no result for claim {claim.ref}"
+                )
+            elif isinstance(outcome, Exception):
+                results[claim.ref.uid] = PrepareResult(error=str(outcome) or repr(outcome))
+            else:
+                results[claim.ref.uid] = _checked(outcome)
+        return results
+
+    def unprepare(self, refs: Sequence[ClaimRef]) -> dict[str, str]:
+        """Answer NodeUnprepareResources: claim UID -> error message ("" on success)."""
+        distinct = _distinct(refs)
+        if not distinct:
+            return {}
+        with self.serialized():
+            try:
+                returned = dict(self.driver.unprepare(distinct))
+            except Exception as error:
+                log.exception("driver unprepare failed")
+                return {ref.uid: f"unprepare failed: {error}" for ref in distinct}
+            answers = {}
+            for ref in distinct:
+                if ref.uid not in returned:
+                    answers[ref.uid] = f"driver returned no result for claim {ref}"
+                    continue
+                outcome = returned[ref.uid]
+                answers[ref.uid] = (str(outcome) or repr(outcome)) if outcome is not None else ""
+            try:
+                entries = self.checkpoint.load()
+            except cp.CheckpointError as error:
+                return {uid: message or str(error) for uid, message in answers.items()}
+            removed = [uid for uid, message in answers.items() if not message and uid in entries]
+            for uid in removed:
+                del entries[uid]
+            if removed:
+                self.checkpoint.store(entries)
+        return answers
+
+
+def _distinct(refs: Sequence[ClaimRef]) -> list[ClaimRef]:
+    seen: dict[str, ClaimRef] = {}
+    for ref in refs:
+        seen.setdefault(ref.uid, ref)
+    return list(seen.values())
+
+
+def _checked(result: PrepareResult) -> PrepareResult:
+    """Reject malformed CDI IDs and map subrequest names to the request the kubelet knows."""
+    if result.error:
+        return PrepareResult(error=result.error)
+    devices = []
+    for device in result.devices:
+        for device_id in device.cdi_device_ids:
+            try:
+                parse_qualified_name(device_id)
+            except CDIError as error:
+                return PrepareResult(error=f"device {device.pool}/{device.device}: {error}")
+        requests = tuple(dict.fromkeys(base_request(r) for r in device.requests))
+        devices.append(
+            PreparedDevice(device.pool, device.device, requests, tuple(device.cdi_device_ids))
+        )
+    return PrepareResult(devices=tuple(devices))

@@ -1,0 +1,333 @@
+"""Keeps a driver's ResourceSlices equal to the pools it wants to publish.
+
+Follows upstream's ResourceSlice controller: slice names start with the slice's index in the
+pool (hex, at least 5 digits: ``00000-<driver>-<node>-xxxxx``) so that name order is priority
+order; an existing slice is matched to a desired one by that index; slices of an older pool
+generation or without a matching index are obsolete and deleted first. The pool generation is
+taken from the driver when it asks for a higher one, kept when at most one existing slice needs
+an update and nothing is added, and bumped by one otherwise, so that readers never combine
+slices of two versions of the pool. Every slice carries the Node as controlling owner.
+
+Reconciliation is continuous: a background thread syncs on every update and every
+``resync_interval`` seconds, which recreates slices that someone deleted (the kubelet deletes a
+node's slices when it starts) and removes obsolete ones.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubedra.driver.split import SliceContent, split_pool
+from kubedra.driver.store import ClusterStore, StoreError
+
+log = logging.getLogger(__name__)
+
+INDEX_MIN_LENGTH = 5
+
+
+@dataclass
+class Pool:
+    """What a driver wants published for one pool."""
+
+    devices: list[dict[str, Any]] = field(default_factory=list)
+    shared_counters: list[dict[str, Any]] = field(default_factory=list)
+    node_selector: dict[str, Any] | None = None
+    all_nodes: bool = False
+    per_device_node_selection: bool | None = None
+    # Zero lets the publisher manage it; a higher value forces that generation.
+    generation: int = 0
+    # Explicit slices; by default the devices and counters are split within the API limits.
+    slices: list[SliceContent] | None = None
+
+    def contents(self) -> list[SliceContent]:
+        if self.slices is not None:
+            return self.slices
+        return split_pool(self.devices, self.shared_counters, self.per_device_node_selection)
+
+
+@dataclass
+class SyncStats:
+    creates: int = 0
+    updates: int = 0
+    deletes: int = 0
+
+    def add(self, other: SyncStats) -> None:
+        self.creates += other.creates
+        self.updates += other.updates
+        self.deletes += other.deletes
+
+
+class PoolError(ValueError):
+    """The desired pool cannot be published as is (the driver must fix it; not retried)."""
+
+
+def validate_pool(name: str, contents: list[SliceContent]) -> None:
+    """Cross-slice problems that per-slice apiserver validation cannot catch."""
+    counter_sets: dict[str, set[str]] = {}
+    for content in contents:
+        for counter_set in content.shared_counters:
+            set_name = str(counter_set.get("name"))
+            if set_name in counter_sets:
+                raise PoolError(f"found duplicate counter set {set_name!r} in pool {name!r}")
+            counter_sets[set_name] = set((counter_set.get("counters") or {}).keys())
+    devices: set[str] = set()
+    for content in contents:
+        for device in content.devices:
+            device_name = str(device.get("name"))
+            if device_name in devices:
+                raise PoolError(f"found duplicate device {device_name!r} in pool {name!r}")
+            devices.add(device_name)
+            for consumption in device.get("consumesCounters") or []:
+                set_name = str(consumption.get("counterSet"))
+                if set_name not in counter_sets:
+                    raise PoolError(
+                        f"counter set {set_name!r} referenced by device {device_name!r} not found"
+                    )
+                for counter in consumption.get("counters") or {}:
+                    if counter not in counter_sets[set_name]:
+                        raise PoolError(
+                            f"counter {counter!r} referenced by device {device_name!r} "
+                            f"not found in counter set {set_name!r}"
+                        )
+
+
+def index_length(slice_count: int) -> int:
+    return max(INDEX_MIN_LENGTH, len(format(max(slice_count - 1, 0), "x")))
+
+
+def decode_index(name: str, expected_length: int) -> int | None:
+    prefix, sep, _ = name.partition("-")
+    if not sep or len(prefix) != expected_length:
+        return None
+    try:
+        return int(prefix, 16)
+    except ValueError:
+        return None
+
+
+def _spec_view(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec fields the publisher owns, with absent and empty treated alike."""
+    return {
+        "pool": spec.get("pool"),
+        "nodeName": spec.get("nodeName") or None,
+        "nodeSelector": spec.get("nodeSelector") or None,
+        "allNodes": bool(spec.get("allNodes")),
+        "perDeviceNodeSelection": spec.get("perDeviceNodeSelection"),
+        "devices": spec.get("devices") or [],
+        "sharedCounters": spec.get("sharedCounters") or [],
+    }
+
+
+class ResourceSlicePublisher:
+    """Publishes one driver's pools (node-local when ``node_name`` is set)."""
+
+    def __init__(
+        self,
+        store: ClusterStore,
+        driver_name: str,
+        node_name: str | None = None,
+        *,
+        node_uid: str | None = None,
+        resync_interval: float = 5.0,
+        on_error: Callable[[Exception], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.driver_name = driver_name
+        self.node_name = node_name
+        self.node_uid = node_uid
+        self.resync_interval = resync_interval
+        self.on_error = on_error or (lambda error: log.warning("publishing slices: %s", error))
+        self.stats = SyncStats()
+        self._pools: dict[str, Pool] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.synced = threading.Event()
+
+    def update(self, pools: Mapping[str, Pool]) -> None:
+        """Replace the desired pools; the background loop publishes them soon."""
+        with self._lock:
+            self._pools = dict(pools)
+        self.synced.clear()
+        self._wake.set()
+
+    # --- reconciliation ------------------------------------------------------------------
+
+    def _owner(self) -> list[dict[str, Any]]:
+        if self.node_name is None:
+            return []
+        if not self.node_uid:
+            self.node_uid = self.store.get_node_uid(self.node_name)
+            if not self.node_uid:
+                raise StoreError(f'retrieve node "{self.node_name}": not found')
+        return [
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "name": self.node_name,
+                "uid": self.node_uid,
+                "controller": True,
+            }
+        ]
+
+    def sync(self) -> SyncStats:
+        """Reconcile every pool once; raises the first store error after trying all pools."""
+        with self._lock:
+            pools = dict(self._pools)
+        owner = self._owner()
+        existing = self.store.list_resource_slices(self.driver_name, self.node_name)
+        if self.node_name is None:
+            existing = [s for s in existing if not (s.get("spec") or {}).get("nodeName")]
+        by_pool: dict[str, list[dict[str, Any]]] = {}
+        for obj in existing:
+            pool_name = str(((obj.get("spec") or {}).get("pool") or {}).get("name", ""))
+            by_pool.setdefault(pool_name, []).append(obj)
+        stats = SyncStats()
+        first_error: Exception | None = None
+        for name in sorted(set(by_pool) | set(pools)):
+            try:
+                stats.add(self._sync_pool(name, pools.get(name), by_pool.get(name, []), owner))
+            except PoolError as error:
+                self.on_error(error)
+            except StoreError as error:
+                first_error = first_error or error
+        self.stats.add(stats)
+        if first_error is not None:
+            raise first_error
+        return stats
+
+    def _delete(self, slices: list[dict[str, Any]]) -> int:
+        deleted = 0
+        for obj in slices:
+            meta = obj.get("metadata") or {}
+            deleted += self.store.delete_resource_slice(str(meta.get("name")), meta.get("uid"))
+        return deleted
+
+    def _sync_pool(
+        self,
+        name: str,
+        pool: Pool | None,
+        slices: list[dict[str, Any]],
+        owner: list[dict[str, Any]],
+    ) -> SyncStats:
+        stats = SyncStats()
+        if pool is None:
+            stats.deletes = self._delete(slices)
+            return stats
+        contents = pool.contents()
+        validate_pool(name, contents)
+        if self.node_name and (pool.node_selector or pool.all_nodes):
+            raise PoolError(f"pool {name!r}: a node-local driver cannot set nodeSelector/allNodes")
+
+        def generation_of(obj: dict[str, Any]) -> int:
+            return int(((obj.get("spec") or {}).get("pool") or {}).get("generation") or 0)
+
+        generation = max((generation_of(s) for s in slices), default=0)
+        length = index_length(len(contents))
+        matched: dict[int, dict[str, Any]] = {}
+        obsolete = []
+        for obj in slices:
+            index = decode_index(str((obj.get("metadata") or {}).get("name", "")), length)
+            if (
+                generation_of(obj) < generation
+                or index is None
+                or index >= len(contents)
+                or index in matched
+            ):
+                obsolete.append(obj)
+            else:
+                matched[index] = obj
+
+        desired_pool = {
+            "name": name,
+            "generation": generation,
+            "resourceSliceCount": len(contents),
+        }
+        changed = {
+            index
+            for index, obj in matched.items()
+            if _spec_view(obj.get("spec") or {})
+            != _spec_view(self._spec(contents[index], desired_pool, pool))
+        }
+        new_count = len(contents) - len(matched)
+        if pool.generation > generation:
+            generation, bumped = pool.generation, True
+        elif new_count == 0 and len(changed) <= 1:
+            bumped = False
+        else:
+            generation, bumped = generation + 1, True
+        desired_pool["generation"] = generation
+
+        stats.deletes = self._delete(obsolete)
+        for index, obj in sorted(matched.items()):
+            if index not in changed and not bumped:
+                continue
+            updated = {**obj, "spec": self._spec(contents[index], desired_pool, pool)}
+            self.store.update_resource_slice(updated)
+            stats.updates += 1
+        prefix_tail = f"-{self.driver_name}-" + (f"{self.node_name}-" if self.node_name else "")
+        for index, content in enumerate(contents):
+            if index in matched:
+                continue
+            metadata: dict[str, Any] = {"generateName": format(index, f"0{length}x") + prefix_tail}
+            if owner:
+                metadata["ownerReferences"] = owner
+            self.store.create_resource_slice(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceSlice",
+                    "metadata": metadata,
+                    "spec": self._spec(content, desired_pool, pool),
+                }
+            )
+            stats.creates += 1
+        return stats
+
+    def _spec(
+        self, content: SliceContent, desired_pool: dict[str, Any], pool: Pool
+    ) -> dict[str, Any]:
+        spec: dict[str, Any] = {"driver": self.driver_name, "pool": dict(desired_pool)}
+        if self.node_name:
+            spec["nodeName"] = self.node_name
+        if pool.node_selector:
+            spec["nodeSelector"] = pool.node_selector
+        if pool.all_nodes:
+            spec["allNodes"] = True
+        if content.per_device_node_selection is not None:
+            spec["perDeviceNodeSelection"] = content.per_device_node_selection
+        if content.devices:
+            spec["devices"] = content.devices
+        if content.shared_counters:
+            spec["sharedCounters"] = content.shared_counters
+        return spec
+
+    # --- background loop -----------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="slice-publisher", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.clear()
+            try:
+                self.sync()
+                self.synced.set()
+            except Exception as error:  # keep reconciling; the next round retries
+                self.on_error(error)
+            self._wake.wait(self.resync_interval)
+
+    def stop(self) -> None:
+        """Stop reconciling; published slices stay (a restarting driver takes them over)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None

@@ -1,0 +1,103 @@
+"""Plain data passed between the kubelet plugin helper and a driver implementation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ClaimRef:
+    """How the kubelet names a ResourceClaim in NodePrepareResources/NodeUnprepareResources."""
+
+    namespace: str
+    name: str
+    uid: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True)
+class OpaqueConfig:
+    """One opaque device configuration that applies to an allocated device."""
+
+    driver: str
+    parameters: Any
+    source: str  # "FromClass" or "FromClaim"
+    requests: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AllocatedDevice:
+    """One allocation result of the claim that belongs to this driver.
+
+    ``configs`` holds the opaque configs of this driver that apply to the result's request, in
+    precedence order: class configs first, then claim configs; the last one wins.
+    """
+
+    request: str
+    pool: str
+    device: str
+    admin_access: bool = False
+    configs: tuple[OpaqueConfig, ...] = ()
+
+    @property
+    def effective_config(self) -> Any:
+        """The parameters of the config that wins, or None when no config applies."""
+        return self.configs[-1].parameters if self.configs else None
+
+
+@dataclass(frozen=True)
+class PrepareClaim:
+    """An allocated claim handed to :meth:`DRADriver.prepare`: the object plus its devices."""
+
+    ref: ClaimRef
+    claim: dict[str, Any]
+    devices: tuple[AllocatedDevice, ...]
+
+
+@dataclass(frozen=True)
+class PreparedDevice:
+    """What the kubelet must hand to the container runtime for one device."""
+
+    pool: str
+    device: str
+    requests: tuple[str, ...] = ()
+    cdi_device_ids: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pool": self.pool,
+            "device": self.device,
+            "requests": list(self.requests),
+            "cdiDeviceIDs": list(self.cdi_device_ids),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PreparedDevice:
+        return cls(
+            pool=str(data["pool"]),
+            device=str(data["device"]),
+            requests=tuple(data.get("requests") or ()),
+            cdi_device_ids=tuple(data.get("cdiDeviceIDs") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class PrepareResult:
+    """The outcome for one claim: devices, or an error message (devices are then ignored)."""
+
+    devices: tuple[PreparedDevice, ...] = ()
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceHealth:
+    """The health of one device, streamed to the kubelet by the health service."""
+
+    pool: str
+    device: str
+    health: str = "Healthy"  # "Healthy", "Unhealthy" or "Unknown"
+    last_updated: int = 0  # Unix seconds; 0 means unknown
+    timeout_seconds: int = 0  # 0: the kubelet's default applies
