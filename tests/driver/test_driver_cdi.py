@@ -60,7 +60,7 @@ def spec(**edits: object) -> dict:
                 containerEdits={"mounts": [{"hostPath": "/a", "containerPath": "/b", "type": "x"}]}
             ),
             "0.4.0",
-        ),  # noqa: E501
+        ),
         ({"kind": "v/c", "devices": [{"name": "0dev"}]}, "0.5.0"),
         (spec(containerEdits={"deviceNodes": [{"path": "/dev/x", "hostPath": "/dev/y"}]}), "0.5.0"),
         (spec(annotations={"a": "b"}), "0.6.0"),
@@ -70,7 +70,7 @@ def spec(**edits: object) -> dict:
         (
             spec(containerEdits={"netDevices": [{"hostInterfaceName": "eth0", "name": "n"}]}),
             "1.1.0",
-        ),  # noqa: E501
+        ),
     ],
 )
 def test_minimum_version_follows_the_features_used(document, version):
