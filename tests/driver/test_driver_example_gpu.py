@@ -60,13 +60,13 @@ def test_partitionable_mode_shares_memory_through_counters(tmp_path):
         (
             gpu_config({"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": "Long"}}),
             Sharing("TimeSlicing", "Long"),
-        ),  # noqa: E501
+        ),
         (
             gpu_config(
                 {"strategy": "SpacePartitioning", "spacePartitioningConfig": {"partitionCount": 4}}
             ),
             Sharing("SpacePartitioning", partition_count=4),
-        ),  # noqa: E501
+        ),
     ],
 )
 def test_configs(parameters, expected):
@@ -85,7 +85,7 @@ def test_configs(parameters, expected):
                 {"strategy": "SpacePartitioning", "spacePartitioningConfig": {"partitionCount": 0}}
             ),
             "positive integer",
-        ),  # noqa: E501
+        ),
     ],
 )
 def test_invalid_configs(parameters, message):
