@@ -1,0 +1,1051 @@
+"""Compiles a checked CEL AST into nested Python closures.
+
+Every closure has the signature ``fn(d, s)``: ``d`` is the variable source (the DRA device or
+a dict of bindings), ``s`` a small scratch list whose slot 0 accumulates runtime cost and
+whose other slots hold comprehension variables. Runtime errors are Python exceptions
+(``CelEvaluationError``); ``&&``, ``||`` and the comprehension macros catch them where CEL
+absorbs errors.
+
+Cost follows cel-go's tracker (identifiers and field selections 1, calls 1 or their declared
+cost, list literals 10, map literals 30, constants and logical operators 0). Costs that are
+the same on every evaluation are summed at compile time (``Code.cost``); only branches,
+loops and size-dependent calls add to ``s[0]`` while running, and a program compiled with
+``track=False`` skips even that (used when the whole expression is provably cheap).
+Constant sub-expressions are evaluated once here: type conversions of literals as cel-go
+does (their errors are compile errors: "program instantiation failed"), and other pure
+calls on literals as an optimisation whose cost is still charged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kubedra.cel import ast
+from kubedra.cel.checker import Checked
+from kubedra.cel.errors import CelCostLimitError, CelError, CelEvaluationError
+from kubedra.cel.registry import NOT_CONSTANT, Overload
+from kubedra.cel.stdlib import (
+    equality_cost,
+    in_container,
+    in_list,
+    in_map,
+    index_value,
+    optional_index,
+    size_of,
+)
+from kubedra.cel.types import BYTES, STRING, CelType
+from kubedra.cel.values import (
+    OPTIONAL_NONE,
+    Duration,
+    Optional,
+    Timestamp,
+    TypeValue,
+    UInt,
+    cel_equal,
+    value_type,
+)
+
+Fn = Callable[[Any, list[Any]], Any]
+COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
+
+
+class InstantiationError(Exception):
+    """A constant sub-expression failed while the program was built (cel-go's plan time)."""
+
+
+class Code:
+    """A compiled node: its closure, the cost always incurred when it runs, its constant."""
+
+    __slots__ = ("const", "cost", "fn")
+
+    def __init__(self, fn: Fn, cost: int, const: Any = NOT_CONSTANT) -> None:
+        self.fn = fn
+        self.cost = cost
+        self.const = const
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not NOT_CONSTANT
+
+
+def constant(value: Any, cost: int = 0) -> Code:
+    def fn(d: Any, s: list[Any]) -> Any:
+        return value
+
+    return Code(fn, cost, value)
+
+
+_PRIMITIVE_CLASSES: dict[str, type] = {
+    "int": int,
+    "uint": UInt,
+    "double": float,
+    "bool": bool,
+    "string": str,
+    "bytes": bytes,
+    "google.protobuf.Duration": Duration,
+    "google.protobuf.Timestamp": Timestamp,
+}
+
+
+def accepts(t: CelType, value: Any) -> bool:
+    """Whether a runtime value fits a declared parameter type (for dynamic dispatch)."""
+    kind = t.kind
+    if kind in ("dyn", "param", "error"):
+        return True
+    if kind == "prim":
+        return type(value) is _PRIMITIVE_CLASSES[t.name]
+    if kind == "null":
+        return value is None
+    if kind == "list":
+        return isinstance(value, list)
+    if kind == "map":
+        return isinstance(value, dict)
+    if kind == "type":
+        return isinstance(value, TypeValue)
+    if t.name == "optional_type":
+        return isinstance(value, Optional)
+    return value_type(value).name == t.name
+
+
+_GO_TYPE_NAMES = {
+    bool: "types.Bool",
+    int: "types.Int",
+    UInt: "types.Uint",
+    float: "types.Double",
+    str: "types.String",
+    bytes: "types.Bytes",
+    type(None): "types.Null",
+}
+
+
+def iteration_items(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return list(value)
+    name = _GO_TYPE_NAMES.get(type(value), f"*types.{type(value).__name__}")
+    raise CelEvaluationError(f"got '{name}', expected iterable type")
+
+
+def iteration_pairs(value: Any) -> list[tuple[Any, Any]]:
+    if isinstance(value, list):
+        return list(enumerate(value))
+    if isinstance(value, dict):
+        return list(value.items())
+    name = _GO_TYPE_NAMES.get(type(value), f"*types.{type(value).__name__}")
+    raise CelEvaluationError(f"got '{name}', expected iterable type")
+
+
+def no_such_overload(name: str, args: tuple[Any, ...]) -> CelEvaluationError:
+    if not name or not name[0].isalpha():
+        return CelEvaluationError("no such overload")
+    shown = ", ".join(value_type(a).name for a in args)
+    return CelEvaluationError(f"no such overload: {name}({shown})")
+
+
+def _no_such_key(key: Any) -> CelEvaluationError:
+    return CelEvaluationError(f"no such key: {key}")
+
+
+def select_field(value: Any, name: str) -> Any:
+    if isinstance(value, dict):
+        try:
+            return value[name]
+        except KeyError:
+            raise _no_such_key(name) from None
+    if isinstance(value, Optional):
+        if not value.has_value:
+            return OPTIONAL_NONE
+        return Optional(True, select_field(value.value, name))
+    raise CelEvaluationError(f"type '{value_type(value).name}' does not support field selection")
+
+
+def has_field(value: Any, name: str) -> bool:
+    if isinstance(value, dict):
+        return name in value or hasattr(value, "__missing__")
+    if isinstance(value, Optional):
+        return value.has_value and has_field(value.value, name)
+    raise CelEvaluationError(f"invalid type for field selection: {value_type(value).name}")
+
+
+def optional_select(value: Any, name: str) -> Optional:
+    if isinstance(value, Optional):
+        if not value.has_value:
+            return OPTIONAL_NONE
+        value = value.value
+    if isinstance(value, dict):
+        if name in value:
+            return Optional(True, value[name])
+        missing = getattr(value, "__missing__", None)
+        return Optional(True, missing(name)) if missing is not None else OPTIONAL_NONE
+    raise CelEvaluationError(f"type '{value_type(value).name}' does not support field selection")
+
+
+def _is_map_like(t: CelType) -> bool:
+    return t.kind in ("map", "object")
+
+
+class Compiler:
+    def __init__(
+        self,
+        checked: Checked,
+        variables: Mapping[str, Callable[[Any], Any]],
+        *,
+        track: bool,
+        limit: int,
+    ) -> None:
+        self.checked = checked
+        self.variables = variables
+        self.track = track
+        self.limit = limit
+        self.scopes: list[dict[str, int]] = []
+        self.slot_count = 0
+
+    # entry ----------------------------------------------------------------------------
+
+    def compile(self, node: ast.Node) -> Code:
+        if isinstance(node, ast.Const):
+            return constant(node.value)
+        if isinstance(node, ast.Ident):
+            return self.ident(node)
+        if isinstance(node, ast.Select):
+            return self.select(node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.CreateList):
+            return self.create_list(node)
+        if isinstance(node, ast.CreateMap):
+            return self.create_map(node)
+        if isinstance(node, ast.Macro):
+            return self.macro(node)
+        raise TypeError(f"cannot compile {node!r}")
+
+    def type_of(self, node: ast.Node) -> CelType:
+        return self.checked.type(node)
+
+    def new_slot(self) -> int:
+        self.slot_count += 1
+        return self.slot_count
+
+    def local_slot(self, name: str) -> int | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def add_cost(self, fn: Fn, extra_cost_of: Callable[[Any], int]) -> Fn:
+        """Wrap ``fn`` so that ``extra_cost_of(result)`` is charged when tracking."""
+        if not self.track:
+            return fn
+
+        def charged(d: Any, s: list[Any]) -> Any:
+            value = fn(d, s)
+            s[0] += extra_cost_of(value)
+            return value
+
+        return charged
+
+    # identifiers and selection --------------------------------------------------------
+
+    def ident(self, node: ast.Ident) -> Code:
+        const = self.checked.constants.get(id(node), NOT_CONSTANT)
+        if const is not NOT_CONSTANT:
+            return constant(const)
+        slot = self.local_slot(node.name)
+        if slot is not None:
+            return Code(lambda d, s: s[slot], 1)
+        accessor = self.variables[node.name]
+        return Code(lambda d, s: accessor(d), 1)
+
+    def _path(self, node: ast.Node) -> tuple[str, list[str]] | None:
+        """A chain of constant string keys on statically map-typed values from a global."""
+        keys: list[str] = []
+        current = node
+        while True:
+            if isinstance(current, ast.Select):
+                if current.test_only or current.optional:
+                    return None
+                if not _is_map_like(self.type_of(current.operand)):
+                    return None
+                keys.append(current.field)
+                current = current.operand
+            elif (
+                isinstance(current, ast.Call)
+                and current.function == "_[_]"
+                and isinstance(current.args[1], ast.Const)
+                and type(current.args[1].value) is str
+                and current.target is None
+                and _is_map_like(self.type_of(current.args[0]))
+            ):
+                keys.append(current.args[1].value)
+                current = current.args[0]
+            elif isinstance(current, ast.Ident):
+                if (
+                    current.name not in self.variables
+                    or self.local_slot(current.name) is not None
+                    or id(current) in self.checked.constants
+                ):
+                    return None
+                keys.reverse()
+                return current.name, keys
+            else:
+                return None
+
+    def path(self, name: str, keys: list[str]) -> Code:
+        accessor = self.variables[name]
+        cost = 1 + len(keys)
+        if len(keys) == 1:
+            (k1,) = keys
+
+            def path1(d: Any, s: list[Any]) -> Any:
+                try:
+                    return accessor(d)[k1]
+                except KeyError:
+                    raise _no_such_key(k1) from None
+
+            return Code(path1, cost)
+        if len(keys) == 2:
+            k1, k2 = keys
+
+            def path2(d: Any, s: list[Any]) -> Any:
+                try:
+                    return accessor(d)[k1][k2]
+                except KeyError as e:
+                    raise _no_such_key(e.args[0]) from None
+
+            return Code(path2, cost)
+        if len(keys) == 3:
+            k1, k2, k3 = keys
+
+            def path3(d: Any, s: list[Any]) -> Any:
+                try:
+                    return accessor(d)[k1][k2][k3]
+                except KeyError as e:
+                    raise _no_such_key(e.args[0]) from None
+
+            return Code(path3, cost)
+        frozen = tuple(keys)
+
+        def path_n(d: Any, s: list[Any]) -> Any:
+            value = accessor(d)
+            for key in frozen:
+                try:
+                    value = value[key]
+                except KeyError:
+                    raise _no_such_key(key) from None
+            return value
+
+        return Code(path_n, cost)
+
+    def select(self, node: ast.Select) -> Code:
+        const = self.checked.constants.get(id(node), NOT_CONSTANT)
+        if const is not NOT_CONSTANT:
+            return constant(const)
+        if not node.test_only and not node.optional:
+            found = self._path(node)
+            if found is not None:
+                return self.path(*found)
+        operand = self.compile(node.operand)
+        op = operand.fn
+        name = node.field
+        if node.test_only:
+            return Code(lambda d, s: has_field(op(d, s), name), operand.cost)
+        if node.optional:
+            return Code(lambda d, s: optional_select(op(d, s), name), operand.cost + 1)
+        return Code(lambda d, s: select_field(op(d, s), name), operand.cost + 1)
+
+    # calls ----------------------------------------------------------------------------
+
+    def call(self, node: ast.Call) -> Code:
+        name = node.function
+        if id(node) in self.checked.namespaced:
+            target = None
+            name = f"{self._namespace(node.target)}.{name}"
+        else:
+            target = node.target
+        if name in ("_&&_", "_||_"):
+            return self.logical(node, name)
+        if name == "_?_:_":
+            return self.conditional(node)
+        if target is not None and name in ("orValue", "or") and len(node.args) == 1:
+            return self.optional_or(target, node.args[0], name)
+        operands = ([target] if target is not None else []) + list(node.args)
+        args = [self.compile(a) for a in operands]
+        overloads = self.checked.overloads[id(node)]
+        if name in ("_==_", "_!=_"):
+            return self.equality(node, args, name == "_!=_")
+        if name == "@in":
+            return self.membership(node, args)
+        if name == "_[_]":
+            return self.index(node, args)
+        if name == "_[?_]":
+            return self.simple_call(lambda a, b: optional_index(a, b), args, 1)
+        if name == "!_":
+            return self.logical_not(args[0])
+        return self.function(name, overloads, args)
+
+    @staticmethod
+    def _namespace(node: ast.Node | None) -> str:
+        parts: list[str] = []
+        while isinstance(node, ast.Select):
+            parts.append(node.field)
+            node = node.operand
+        assert isinstance(node, ast.Ident)
+        parts.append(node.name)
+        return ".".join(reversed(parts))
+
+    def simple_call(self, impl: Callable[..., Any], args: list[Code], cost: int) -> Code:
+        total = cost + sum(a.cost for a in args)
+        if all(a.is_const for a in args):
+            try:
+                return constant(impl(*(a.const for a in args)), total)
+            except CelError:
+                pass
+        return Code(self._apply(impl, [a.fn for a in args]), total)
+
+    @staticmethod
+    def _apply(impl: Callable[..., Any], fns: list[Fn]) -> Fn:
+        if len(fns) == 0:
+            return lambda d, s: impl()
+        if len(fns) == 1:
+            (f0,) = fns
+            return lambda d, s: impl(f0(d, s))
+        if len(fns) == 2:
+            f0, f1 = fns
+            return lambda d, s: impl(f0(d, s), f1(d, s))
+        if len(fns) == 3:
+            f0, f1, f2 = fns
+            return lambda d, s: impl(f0(d, s), f1(d, s), f2(d, s))
+        return lambda d, s: impl(*[f(d, s) for f in fns])
+
+    def function(self, name: str, overloads: list[Overload], args: list[Code]) -> Code:
+        consts = tuple(a.const for a in args)
+        all_const = all(a.is_const for a in args)
+        arg_cost = sum(a.cost for a in args)
+        if len(overloads) == 1:
+            overload = overloads[0]
+            impl = overload.impl
+            if overload.prepare is not None:
+                try:
+                    prepared = overload.prepare(consts)
+                except CelEvaluationError as e:
+                    raise InstantiationError(str(e)) from None
+                if prepared is not None:
+                    impl = prepared
+            if all_const and overload.fold:
+                try:
+                    return constant(impl(*consts), 0)
+                except CelEvaluationError as e:
+                    raise InstantiationError(str(e)) from None
+            return self._bound_call(name, overload, impl, args, consts, all_const, arg_cost)
+        return self._dispatch_call(name, overloads, args, arg_cost)
+
+    def _bound_call(
+        self,
+        name: str,
+        overload: Overload,
+        impl: Callable[..., Any],
+        args: list[Code],
+        consts: tuple[Any, ...],
+        all_const: bool,
+        arg_cost: int,
+    ) -> Code:
+        cost = overload.cost
+        if all_const and overload.result.kind not in ("list", "map"):
+            try:
+                value = impl(*consts)
+                call_cost = cost if isinstance(cost, int) else cost(consts, value)
+                return constant(value, arg_cost + call_cost)
+            except CelError:
+                pass
+        checked = self._checked_impl(name, overload, impl)
+        fn = self._apply(checked, [a.fn for a in args])
+        if isinstance(cost, int):
+            return Code(fn, arg_cost + cost)
+        if not self.track:
+            return Code(fn, arg_cost)
+        fns = [a.fn for a in args]
+        cost_fn = cost
+
+        def costed(d: Any, s: list[Any]) -> Any:
+            values = [f(d, s) for f in fns]
+            result = checked(*values)
+            s[0] += cost_fn(values, result)
+            return result
+
+        return Code(costed, arg_cost)
+
+    def _checked_impl(
+        self, name: str, overload: Overload, impl: Callable[..., Any]
+    ) -> Callable[..., Any]:
+        """Guard against values whose runtime type differs from the declaration (dyn)."""
+        params = overload.params
+        if all(p.kind in ("dyn", "param") for p in params):
+            return impl
+
+        def guarded(*values: Any) -> Any:
+            for p, v in zip(params, values, strict=True):
+                if not accepts(p, v):
+                    raise no_such_overload(name, values)
+            return impl(*values)
+
+        if all(p.kind == "prim" for p in params):
+            classes = tuple(_PRIMITIVE_CLASSES[p.name] for p in params)
+            if len(classes) == 1:
+                (c0,) = classes
+
+                def guarded1(v0: Any) -> Any:
+                    if type(v0) is not c0:
+                        raise no_such_overload(name, (v0,))
+                    return impl(v0)
+
+                return guarded1
+            if len(classes) == 2:
+                c0, c1 = classes
+
+                def guarded2(v0: Any, v1: Any) -> Any:
+                    if type(v0) is not c0 or type(v1) is not c1:
+                        raise no_such_overload(name, (v0, v1))
+                    return impl(v0, v1)
+
+                return guarded2
+        return guarded
+
+    def _dispatch_call(
+        self, name: str, overloads: list[Overload], args: list[Code], arg_cost: int
+    ) -> Code:
+        candidates = list(overloads)
+        fns = [a.fn for a in args]
+        track = self.track
+
+        def dispatch(d: Any, s: list[Any]) -> Any:
+            values = tuple(f(d, s) for f in fns)
+            for overload in candidates:
+                if all(accepts(p, v) for p, v in zip(overload.params, values, strict=True)):
+                    result = overload.impl(*values)
+                    cost = overload.cost
+                    if track:
+                        s[0] += cost if isinstance(cost, int) else cost(values, result)
+                    return result
+            raise no_such_overload(name, values)
+
+        return Code(dispatch, arg_cost)
+
+    # operators with special semantics ---------------------------------------------------
+
+    def _terms(self, node: ast.Node, name: str) -> list[ast.Node]:
+        if isinstance(node, ast.Call) and node.function == name and node.target is None:
+            return self._terms(node.args[0], name) + self._terms(node.args[1], name)
+        return [node]
+
+    def logical(self, node: ast.Call, name: str) -> Code:
+        terms = [self.compile(t) for t in self._terms(node, name)]
+        decisive = name == "_||_"  # the value that short-circuits: true for ||, false for &&
+        first = terms[0]
+        rest = [(t.fn, t.cost) for t in terms[1:]]
+        first_fn = first.fn
+        track = self.track
+
+        def logic(d: Any, s: list[Any]) -> Any:
+            error: BaseException | None = None
+            try:
+                value = first_fn(d, s)
+                if value is decisive:
+                    return decisive
+                if value is not (not decisive):
+                    error = CelEvaluationError("no such overload")
+            except CelCostLimitError:
+                raise
+            except Exception as e:
+                error = e
+            for fn, cost in rest:
+                if track:
+                    s[0] += cost
+                try:
+                    value = fn(d, s)
+                except CelCostLimitError:
+                    raise
+                except Exception as e:
+                    if error is None:
+                        error = e
+                    continue
+                if value is decisive:
+                    return decisive
+                if value is not (not decisive) and error is None:
+                    error = CelEvaluationError("no such overload")
+            if error is not None:
+                raise error
+            return not decisive
+
+        if len(terms) == 2 and not track:
+            a_fn, b_fn = first_fn, terms[1].fn
+            if decisive:
+
+                def fast_or(d: Any, s: list[Any]) -> Any:
+                    try:
+                        a = a_fn(d, s)
+                    except CelCostLimitError:
+                        raise
+                    except Exception:
+                        return logic(d, s)
+                    if a is True:
+                        return True
+                    b = b_fn(d, s) if a is False else None
+                    if b is True or b is False:
+                        return b
+                    return logic(d, s)
+
+                return Code(fast_or, first.cost)
+
+            def fast_and(d: Any, s: list[Any]) -> Any:
+                try:
+                    a = a_fn(d, s)
+                except CelCostLimitError:
+                    raise
+                except Exception:
+                    return logic(d, s)
+                if a is False:
+                    return False
+                b = b_fn(d, s) if a is True else None
+                if b is True or b is False:
+                    return b
+                return logic(d, s)
+
+            return Code(fast_and, first.cost)
+        return Code(logic, first.cost)
+
+    def logical_not(self, arg: Code) -> Code:
+        fn = arg.fn
+        if arg.is_const and isinstance(arg.const, bool):
+            return constant(not arg.const, arg.cost + 1)
+
+        def negate(d: Any, s: list[Any]) -> Any:
+            value = fn(d, s)
+            if value is True:
+                return False
+            if value is False:
+                return True
+            raise CelEvaluationError("no such overload")
+
+        return Code(negate, arg.cost + 1)
+
+    def conditional(self, node: ast.Call) -> Code:
+        cond, then, otherwise = (self.compile(a) for a in node.args)
+        c_fn, t_fn, o_fn = cond.fn, then.fn, otherwise.fn
+        t_cost, o_cost = then.cost, otherwise.cost
+        if self.track:
+
+            def ternary(d: Any, s: list[Any]) -> Any:
+                c = c_fn(d, s)
+                if c is True:
+                    s[0] += t_cost
+                    return t_fn(d, s)
+                if c is False:
+                    s[0] += o_cost
+                    return o_fn(d, s)
+                raise CelEvaluationError("no such overload")
+
+        else:
+
+            def ternary(d: Any, s: list[Any]) -> Any:
+                c = c_fn(d, s)
+                if c is True:
+                    return t_fn(d, s)
+                if c is False:
+                    return o_fn(d, s)
+                raise CelEvaluationError("no such overload")
+
+        return Code(ternary, cond.cost)
+
+    def optional_or(self, target: ast.Node, alternative: ast.Node, name: str) -> Code:
+        opt = self.compile(target)
+        alt = self.compile(alternative)
+        o_fn, a_fn, a_cost = opt.fn, alt.fn, alt.cost
+        track = self.track
+        unwrap = name == "orValue"
+
+        def or_else(d: Any, s: list[Any]) -> Any:
+            value = o_fn(d, s)
+            if not isinstance(value, Optional):
+                raise no_such_overload(name, (value,))
+            if value.has_value:
+                return value.value if unwrap else value
+            if track:
+                s[0] += a_cost
+            other = a_fn(d, s)
+            if not unwrap and not isinstance(other, Optional):
+                raise no_such_overload(name, (value, other))
+            return other
+
+        return Code(or_else, opt.cost + 1)
+
+    def equality(self, node: ast.Call, args: list[Code], negate: bool) -> Code:
+        left, right = args
+        lt, rt = self.type_of(node.args[0]), self.type_of(node.args[1])
+        sized = {STRING, BYTES}
+        scalar = (
+            lt == rt
+            and lt.kind == "prim"
+            and lt not in sized
+            and lt.name not in ("google.protobuf.Duration", "google.protobuf.Timestamp")
+        )
+        if scalar:
+            impl: Callable[[Any, Any], bool] = (
+                (lambda a, b: a != b) if negate else (lambda a, b: a == b)
+            )
+        else:
+            impl = (lambda a, b: not cel_equal(a, b)) if negate else cel_equal
+        total = left.cost + right.cost
+        if left.is_const and right.is_const:
+            value = impl(left.const, right.const)
+            return constant(value, total + equality_cost((left.const, right.const), value))
+        l_fn, r_fn = left.fn, right.fn
+        if lt.kind in ("prim", "null") and lt not in sized and rt not in sized:
+            return Code(self._apply(impl, [l_fn, r_fn]), total + 1)
+        if right.is_const and size_of(right.const) <= 1:
+            # min(size(left), size(right)) is at most 1: the cost is 1 unless left is empty.
+            return Code(self.add_cost(self._apply(impl, [l_fn, r_fn]), lambda v: 0), total + 1)
+        if not self.track:
+            return Code(self._apply(impl, [l_fn, r_fn]), total)
+
+        def eq(d: Any, s: list[Any]) -> Any:
+            a = l_fn(d, s)
+            b = r_fn(d, s)
+            s[0] += equality_cost((a, b), None)
+            return impl(a, b)
+
+        return Code(eq, total)
+
+    def membership(self, node: ast.Call, args: list[Code]) -> Code:
+        element, container = args
+        ct = self.type_of(node.args[1])
+        total = element.cost + container.cost
+        if ct.kind == "map":
+            return self.simple_call(in_map, args, 1)
+        if ct.kind == "list":
+            impl: Callable[[Any, Any], bool] = in_list
+            if container.is_const and all(
+                type(x) in (str, int, bool) for x in container.const
+            ):
+                members = container.const
+                lookup = set(members)
+                kinds = {type(x) for x in members}
+                if len(kinds) == 1:
+                    kind = next(iter(kinds))
+                    size = len(members)
+                    e_fn = element.fn
+
+                    def in_set(d: Any, s: list[Any]) -> Any:
+                        value = e_fn(d, s)
+                        if type(value) is kind:
+                            return value in lookup
+                        return in_list(value, members)
+
+                    return Code(in_set, total + size)
+        else:
+            impl = in_container
+        e_fn, c_fn = element.fn, container.fn
+        if not self.track:
+            return Code(lambda d, s: impl(e_fn(d, s), c_fn(d, s)), total)
+
+        def contains(d: Any, s: list[Any]) -> Any:
+            value = e_fn(d, s)
+            coll = c_fn(d, s)
+            s[0] += len(coll) if isinstance(coll, list) else 1
+            return impl(value, coll)
+
+        return Code(contains, total)
+
+    def index(self, node: ast.Call, args: list[Code]) -> Code:
+        found = self._path(node)
+        if found is not None:
+            return self.path(*found)
+        return self.simple_call(index_value, args, 1)
+
+    # literals -------------------------------------------------------------------------
+
+    def create_list(self, node: ast.CreateList) -> Code:
+        elements = [self.compile(e) for e in node.elements]
+        flags = list(node.optional)
+        if all(e.is_const for e in elements) and not any(flags):
+            return constant([e.const for e in elements], sum(e.cost for e in elements))
+        cost = 10 + sum(e.cost for e in elements)
+        fns = [e.fn for e in elements]
+        if not any(flags):
+            return Code(lambda d, s: [f(d, s) for f in fns], cost)
+        pairs = list(zip(fns, flags, strict=True))
+
+        def build(d: Any, s: list[Any]) -> Any:
+            out = []
+            for f, optional in pairs:
+                value = f(d, s)
+                if optional:
+                    if not isinstance(value, Optional):
+                        raise CelEvaluationError("no such overload")
+                    if value.has_value:
+                        out.append(value.value)
+                else:
+                    out.append(value)
+            return out
+
+        return Code(build, cost)
+
+    def create_map(self, node: ast.CreateMap) -> Code:
+        entries = [
+            (self.compile(e.key), self.compile(e.value), e.optional) for e in node.entries
+        ]
+        cost = sum(k.cost + v.cost for k, v, _ in entries)
+        triples = [(k.fn, v.fn, opt) for k, v, opt in entries]
+
+        def build(d: Any, s: list[Any]) -> Any:
+            out: dict[Any, Any] = {}
+            for k_fn, v_fn, optional in triples:
+                key = k_fn(d, s)
+                if type(key) not in (str, int, UInt, bool):
+                    raise CelEvaluationError(f"unsupported key type: {value_type(key).name}")
+                value = v_fn(d, s)
+                if optional:
+                    if not isinstance(value, Optional):
+                        raise CelEvaluationError("no such overload")
+                    if not value.has_value:
+                        continue
+                    value = value.value
+                if any(k == key and (type(k) is bool) == (type(key) is bool) for k in out):
+                    raise CelEvaluationError(f"Failed with repeated key: {key}")
+                out[key] = value
+            return out
+
+        if entries and all(k.is_const and v.is_const for k, v, _ in entries) and not any(
+            opt for _, _, opt in entries
+        ):
+            try:
+                return constant(build(None, [0]), cost)
+            except CelEvaluationError:
+                pass
+        return Code(build, cost + 30)
+
+    # macros ---------------------------------------------------------------------------
+
+    def macro(self, node: ast.Macro) -> Code:
+        if node.kind == "bind":
+            init = self.compile(node.args[0])
+            slot = self.new_slot()
+            self.scopes.append({node.variables[0]: slot})
+            try:
+                body = self.compile(node.args[1])
+            finally:
+                self.scopes.pop()
+            i_fn, b_fn = init.fn, body.fn
+
+            def bind(d: Any, s: list[Any]) -> Any:
+                s[slot] = i_fn(d, s)
+                return b_fn(d, s)
+
+            return Code(bind, init.cost + body.cost)
+        assert node.target is not None
+        target = self.compile(node.target)
+        slots = [self.new_slot() for _ in node.variables]
+        self.scopes.append(dict(zip(node.variables, slots, strict=True)))
+        try:
+            args = [self.compile(a) for a in node.args]
+        finally:
+            self.scopes.pop()
+        builder = getattr(self, f"macro_{node.kind}")
+        fn: Fn = builder(target.fn, slots, args)
+        return Code(fn, target.cost)
+
+    def _bind_vars(self, slots: list[int]) -> Callable[[Any], list[Any]]:
+        return iteration_items if len(slots) == 1 else iteration_pairs  # type: ignore[return-value]
+
+    def _limit_check(self) -> Callable[[list[Any]], None]:
+        limit = self.limit
+
+        def check(s: list[Any]) -> None:
+            if s[0] > limit:
+                raise CelCostLimitError(COST_LIMIT_MESSAGE)
+
+        return check
+
+    def _quantifier(self, range_fn: Fn, slots: list[int], args: list[Code], decisive: bool,
+                    cond_cost: int) -> Fn:
+        """all (decisive False) and exists (decisive True), with error absorption."""
+        pred = args[0]
+        p_fn, step_cost = pred.fn, pred.cost + 1
+        items_of = self._bind_vars(slots)
+        two = len(slots) == 2
+        s1 = slots[0]
+        s2 = slots[1] if two else 0
+        track = self.track
+        check = self._limit_check()
+
+        def quantify(d: Any, s: list[Any]) -> Any:
+            items = items_of(range_fn(d, s))
+            error: BaseException | None = None
+            for item in items:
+                if two:
+                    s[s1], s[s2] = item
+                else:
+                    s[s1] = item
+                if track:
+                    s[0] += cond_cost + step_cost
+                    check(s)
+                try:
+                    value = p_fn(d, s)
+                except CelCostLimitError:
+                    raise
+                except Exception as e:
+                    if error is None:
+                        error = e
+                    continue
+                if value is decisive:
+                    if track:
+                        s[0] += 1
+                    return decisive
+                if value is not (not decisive) and error is None:
+                    error = CelEvaluationError("no such overload")
+            if track:
+                s[0] += 1
+            if error is not None:
+                raise error
+            return not decisive
+
+        return quantify
+
+    def macro_all(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
+        return self._quantifier(range_fn, slots, args, False, 2)
+
+    def macro_exists(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
+        return self._quantifier(range_fn, slots, args, True, 3)
+
+    def macro_exists_one(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
+        p_fn, p_cost = args[0].fn, args[0].cost
+        items_of = self._bind_vars(slots)
+        two = len(slots) == 2
+        s1 = slots[0]
+        s2 = slots[1] if two else 0
+        track = self.track
+        check = self._limit_check()
+
+        def exists_one(d: Any, s: list[Any]) -> Any:
+            count = 0
+            for item in items_of(range_fn(d, s)):
+                if two:
+                    s[s1], s[s2] = item
+                else:
+                    s[s1] = item
+                value = p_fn(d, s)
+                if value is True:
+                    count += 1
+                elif value is not False:
+                    raise CelEvaluationError("no such overload")
+                if track:
+                    s[0] += p_cost + (2 if value else 1)
+                    check(s)
+            if track:
+                s[0] += 2
+            return count == 1
+
+        return exists_one
+
+    def _collect(self, range_fn: Fn, slots: list[int], args: list[Code], kind: str) -> Fn:
+        """map, filter, transformList, transformMap and transformMapEntry."""
+        has_filter = len(args) == 2 or kind == "filter"
+        f_fn = args[0].fn if has_filter else None
+        f_cost = args[0].cost if has_filter else 0
+        t_fn = args[-1].fn if kind != "filter" else None
+        t_cost = args[-1].cost if kind != "filter" else 1
+        items_of = self._bind_vars(slots)
+        two = len(slots) == 2
+        s1 = slots[0]
+        s2 = slots[1] if two else 0
+        track = self.track
+        check = self._limit_check()
+        step_cost = {"transformMap": 4, "transformMapEntry": 3}.get(kind, 12) + t_cost
+        to_map = kind in ("transformMap", "transformMapEntry")
+
+        def collect(d: Any, s: list[Any]) -> Any:
+            out_list: list[Any] = []
+            out_map: dict[Any, Any] = {}
+            for item in items_of(range_fn(d, s)):
+                if two:
+                    s[s1], s[s2] = item
+                else:
+                    s[s1] = item
+                if f_fn is not None:
+                    keep = f_fn(d, s)
+                    if keep is not True:
+                        if keep is not False:
+                            raise CelEvaluationError("no such overload")
+                        if track:
+                            s[0] += f_cost + 1
+                            check(s)
+                        continue
+                if track:
+                    s[0] += f_cost + step_cost
+                    check(s)
+                if kind == "filter":
+                    out_list.append(s[s1])
+                elif kind == "transformMap":
+                    out_map[s[s1]] = t_fn(d, s)  # type: ignore[misc]
+                elif kind == "transformMapEntry":
+                    entry = t_fn(d, s)  # type: ignore[misc]
+                    if not isinstance(entry, dict):
+                        raise CelEvaluationError("no such overload")
+                    for key, value in entry.items():
+                        if key in out_map:
+                            raise CelEvaluationError(f"insert failed: key {key} already exists")
+                        out_map[key] = value
+                else:
+                    out_list.append(t_fn(d, s))  # type: ignore[misc]
+            if track:
+                s[0] += 1
+            return out_map if to_map else out_list
+
+        return collect
+
+    def macro_map(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
+        return self._collect(range_fn, slots, args, "map")
+
+    def macro_filter(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
+        return self._collect(range_fn, slots, args, "filter")
+
+    def macro_transformList(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:  # noqa: N802
+        return self._collect(range_fn, slots, args, "transformList")
+
+    def macro_transformMap(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:  # noqa: N802
+        return self._collect(range_fn, slots, args, "transformMap")
+
+    def macro_transformMapEntry(  # noqa: N802
+        self, range_fn: Fn, slots: list[int], args: list[Code]
+    ) -> Fn:
+        return self._collect(range_fn, slots, args, "transformMapEntry")
+
+    def _opt_macro(self, range_fn: Fn, slots: list[int], args: list[Code], flat: bool) -> Fn:
+        body_fn, body_cost = args[0].fn, args[0].cost
+        slot = slots[0]
+        track = self.track
+
+        def opt_map(d: Any, s: list[Any]) -> Any:
+            opt = range_fn(d, s)
+            if not isinstance(opt, Optional):
+                raise CelEvaluationError("no such overload")
+            if not opt.has_value:
+                return OPTIONAL_NONE
+            s[slot] = opt.value
+            if track:
+                s[0] += body_cost
+            result = body_fn(d, s)
+            if flat:
+                if not isinstance(result, Optional):
+                    raise CelEvaluationError("no such overload")
+                return result
+            return Optional(True, result)
+
+        return opt_map
+
+    def macro_optMap(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:  # noqa: N802
+        return self._opt_macro(range_fn, slots, args, False)
+
+    def macro_optFlatMap(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:  # noqa: N802
+        return self._opt_macro(range_fn, slots, args, True)

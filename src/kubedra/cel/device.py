@@ -1,0 +1,122 @@
+"""The ``device`` variable of DRA selectors, prepared once per device for many evaluations.
+
+Upstream builds maps of attributes and capacities (grouped by domain, names without a domain
+taking the driver as domain) for every evaluation; here that happens once, in
+``CelDevice.from_v1``, and compiled selectors read the prepared value directly. Looking up an
+unknown domain yields an empty map, as upstream's map wrapper does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubedra.api.quantity import Quantity
+from kubedra.api.semver import Semver
+
+
+class DomainMap(dict[str, dict[str, Any]]):
+    """Attributes or capacities by domain; an unknown domain reads as an empty map."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: str) -> dict[str, Any]:
+        return _EMPTY
+
+
+_EMPTY: dict[str, Any] = {}
+
+_SCALARS = ("int", "bool", "string", "version")
+_LISTS = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
+
+
+def _split_name(name: str, driver: str) -> tuple[str, str]:
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (driver, name)
+
+
+def _scalar(kind: str, raw: Any) -> Any:
+    if kind == "version":
+        try:
+            return Semver.parse(str(raw))
+        except ValueError as e:
+            raise ValueError(f"parse semantic version: {e}") from None
+    if kind == "int":
+        return int(raw)
+    if kind == "bool":
+        return bool(raw)
+    return str(raw)
+
+
+def _attribute_value(attr: dict[str, Any]) -> Any:
+    for key, kind in _LISTS.items():
+        if attr.get(key) is not None:
+            return [_scalar(kind, v) for v in attr[key]]
+    for kind in _SCALARS:
+        if attr.get(kind) is not None:
+            return _scalar(kind, attr[kind])
+    raise ValueError("unsupported attribute value")
+
+
+class CelDevice:
+    """One device as CEL selectors see it.
+
+    ``value`` is the CEL map bound to ``device``; ``error`` is set when the device cannot be
+    presented to CEL at all (an unparsable version attribute), which upstream reports when
+    a selector is evaluated against it.
+    """
+
+    __slots__ = ("driver", "error", "name", "value")
+
+    def __init__(self, name: str, driver: str, value: dict[str, Any], error: str | None) -> None:
+        self.name = name
+        self.driver = driver
+        self.value = value
+        self.error = error
+
+    @classmethod
+    def from_v1(
+        cls,
+        device: dict[str, Any],
+        driver: str,
+        *,
+        list_type_attributes: bool = True,
+        consumable_capacity: bool = True,
+    ) -> CelDevice:
+        """Prepare a ``resource.k8s.io/v1`` Device JSON dict of the given driver.
+
+        The feature flags say which device fields the allocator presents: without
+        DRAListTypeAttributes list-valued attributes are left out, without
+        DRAConsumableCapacity ``allowMultipleAllocations`` reads as false. The conformance
+        cases evaluate selectors with both on, like the kube-scheduler's stored-expression
+        environment does.
+        """
+        attributes = DomainMap()
+        capacity = DomainMap()
+        error: str | None = None
+        for name, attr in (device.get("attributes") or {}).items():
+            if not list_type_attributes and any(attr.get(k) is not None for k in _LISTS):
+                continue
+            try:
+                value = _attribute_value(attr or {})
+            except (ValueError, TypeError) as e:
+                error = error or f"attribute {name}: {e}"
+                continue
+            domain, ident = _split_name(name, driver)
+            attributes.setdefault(domain, {})[ident] = value
+        for name, cap in (device.get("capacity") or {}).items():
+            domain, ident = _split_name(name, driver)
+            raw = (cap or {}).get("value")
+            try:
+                quantity = raw if isinstance(raw, Quantity) else Quantity.parse(str(raw))
+            except ValueError as e:
+                error = error or f"capacity {name}: {e}"
+                continue
+            capacity.setdefault(domain, {})[ident] = quantity
+        multi = bool(device.get("allowMultipleAllocations")) and consumable_capacity
+        value = {
+            "driver": driver,
+            "allowMultipleAllocations": multi,
+            "attributes": attributes,
+            "capacity": capacity,
+        }
+        return cls(str(device.get("name", "")), driver, value, error)

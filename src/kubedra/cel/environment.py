@@ -1,0 +1,182 @@
+"""CEL environments: declarations plus the pipeline parse -> check -> compile.
+
+``Environment`` is generic (variables with types and accessors, a function registry); the
+DRA selector environment in ``kubedra.cel.selector`` is one instance of it and the cel-spec
+conformance tests build others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
+from kubedra.cel import ast
+from kubedra.cel.checker import Checked, Checker, CheckError
+from kubedra.cel.compiler import COST_LIMIT_MESSAGE, Code, Compiler, InstantiationError
+from kubedra.cel.cost import estimate_cost
+from kubedra.cel.errors import CelCompileError, CelCostLimitError, CelError, CelEvaluationError
+from kubedra.cel.parser import ParseError, parse
+from kubedra.cel.registry import Registry, load_libraries
+from kubedra.cel.types import CelType
+
+RUNTIME_COST_LIMIT = 1_000_000
+
+
+@cache
+def standard_registry() -> Registry:
+    """The standard library plus every Kubernetes and ext library in ``kubedra.cel.libs``."""
+    from kubedra.cel import stdlib, timelib
+
+    registry = Registry()
+    stdlib.register(registry)
+    timelib.register(registry)
+    load_libraries(registry)
+    return registry
+
+
+def format_errors(text: str, errors: list[CheckError]) -> str:
+    """Render errors like cel-go: ``ERROR: <input>:1:5: message`` plus the source line."""
+    parts = []
+    for err in errors:
+        if err.offset < 0:
+            parts.append(f"ERROR: <input>:-1:0: {err.message}")
+            continue
+        line_no = text.count("\n", 0, err.offset) + 1
+        line_start = text.rfind("\n", 0, err.offset) + 1
+        line_end = text.find("\n", err.offset)
+        line = text[line_start : line_end if line_end >= 0 else len(text)]
+        column = err.offset - line_start + 1
+        parts.append(
+            f"ERROR: <input>:{line_no}:{column}: {err.message}\n | {line}\n | "
+            + "." * (column - 1)
+            + "^"
+        )
+    return "\n".join(parts)
+
+
+class Program:
+    """A checked and compiled expression, ready to evaluate many times."""
+
+    def __init__(
+        self,
+        checked: Checked,
+        variables: Mapping[str, Callable[[Any], Any]],
+        limit: int,
+        estimated: tuple[int, int],
+    ) -> None:
+        self.checked = checked
+        self.output_type: CelType = checked.type(checked.root)
+        self.limit = limit
+        self.estimated_min_cost, self.estimated_max_cost = estimated
+        tracked = Compiler(checked, variables, track=True, limit=limit)
+        self._tracked: Code = tracked.compile(checked.root)
+        self._slots = tracked.slot_count + 1
+        has_loops = _has_macro(checked.root)
+        if not has_loops and self.estimated_max_cost <= limit:
+            fast = Compiler(checked, variables, track=False, limit=limit)
+            self._fast: Code | None = fast.compile(checked.root)
+        else:
+            self._fast = None
+
+    @property
+    def constant(self) -> Any:
+        return self._tracked.const
+
+    def evaluate(self, data: Any) -> tuple[Any, int]:
+        """The value and the actual cost; raises CelEvaluationError (or its subclass for the
+        cost limit)."""
+        code = self._tracked
+        scratch: list[Any] = [0] * self._slots
+        try:
+            value = code.fn(data, scratch)
+        except CelError:
+            raise
+        except RecursionError:
+            raise CelEvaluationError("expression too deeply nested") from None
+        except Exception as e:
+            raise CelEvaluationError(f"internal error: {e}") from None
+        cost = scratch[0] + code.cost
+        if cost > self.limit:
+            raise CelCostLimitError(COST_LIMIT_MESSAGE)
+        return value, cost
+
+    def value(self, data: Any) -> Any:
+        """The value only; takes the untracked fast path when the cost cannot exceed the
+        limit."""
+        fast = self._fast
+        if fast is None:
+            return self.evaluate(data)[0]
+        try:
+            return fast.fn(data, _NO_SLOTS)
+        except CelError:
+            raise
+        except RecursionError:
+            raise CelEvaluationError("expression too deeply nested") from None
+        except Exception as e:
+            raise CelEvaluationError(f"internal error: {e}") from None
+
+
+_NO_SLOTS: list[Any] = [0]
+
+
+def _has_macro(node: ast.Node) -> bool:
+    if isinstance(node, ast.Macro):
+        return True
+    if isinstance(node, ast.Select):
+        return _has_macro(node.operand)
+    if isinstance(node, ast.Call):
+        return any(_has_macro(a) for a in node.args) or (
+            node.target is not None and _has_macro(node.target)
+        )
+    if isinstance(node, ast.CreateList):
+        return any(_has_macro(e) for e in node.elements)
+    if isinstance(node, ast.CreateMap):
+        return any(_has_macro(e.key) or _has_macro(e.value) for e in node.entries)
+    return False
+
+
+class Environment:
+    """Declared variables (type and how to read the value) and the function registry."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        variables: Mapping[str, tuple[CelType, Callable[[Any], Any]]],
+        *,
+        limit: int = RUNTIME_COST_LIMIT,
+        size_hints: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.declarations = {name: t for name, (t, _) in variables.items()}
+        self.accessors = {name: acc for name, (_, acc) in variables.items()}
+        self.limit = limit
+        self.size_hints = size_hints
+
+    def check(self, text: str) -> Checked:
+        try:
+            root = parse(text)
+        except ParseError as e:
+            raise CelCompileError(
+                "compilation failed: " + format_errors(text, [CheckError(e.offset, e.message)])
+            ) from None
+        except RecursionError:
+            raise CelCompileError(
+                "compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded"
+            ) from None
+        checked = Checker(self.registry, self.declarations).check(root)
+        if checked.errors:
+            raise CelCompileError("compilation failed: " + format_errors(text, checked.errors))
+        return checked
+
+    def program(self, checked: Checked) -> Program:
+        estimated = estimate_cost(checked, self.registry, self.size_hints)
+        try:
+            return Program(checked, self.accessors, self.limit, estimated)
+        except InstantiationError as e:
+            raise CelCompileError(f"program instantiation failed: {e}") from None
+        except RecursionError:
+            raise CelCompileError("program instantiation failed: expression too deeply nested") from None
+
+    def compile(self, text: str) -> Program:
+        return self.program(self.check(text))

@@ -1,0 +1,1 @@
+"""Kubernetes' CEL libraries and cel-go's ext libraries; each module registers its functions."""

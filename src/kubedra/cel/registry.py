@@ -1,0 +1,107 @@
+"""The function registry: every CEL function the type checker and the compiler know.
+
+How a library plugs in (cellibs: this is all you need)
+------------------------------------------------------
+Put a module in ``kubedra/cel/libs/`` that defines ``register(registry: Registry) -> None``.
+The environment imports every module of that package once, in name order, and calls
+``register``. Inside it:
+
+* ``registry.value_type(PyClass, opaque("kubernetes.Quantity"))`` names the CEL type of a
+  Python class (for ``type()``, runtime dispatch on ``dyn`` and error messages).
+* ``registry.add("compareTo", Overload("quantity_compareTo", (QUANTITY, QUANTITY), INT,
+  impl, member=True))`` adds one overload. ``params`` lists the argument types, the receiver
+  first for member functions (``q.compareTo(x)`` -> ``impl(q, x)``). Types come from
+  ``kubedra.cel.types`` (``INT``, ``STRING``, ``list_of(type_param("A"))``...).
+* ``impl`` receives plain Python values (int, UInt, float, str, bytes, bool, None, list, dict,
+  your own classes) and returns one. It reports a CEL runtime error by raising
+  ``CelEvaluationError(message)`` with upstream's text; other exceptions are reported as
+  errors too but without a good message.
+* ``cost``: runtime cost in CEL units, an int or ``cost(args, result) -> int`` (the default is
+  1, as cel-go charges for a call). ``estimate``: for the static estimator,
+  ``estimate(arg_sizes) -> (min_cost, max_cost)`` where ``arg_sizes`` holds ``(min, max)``
+  size estimates of the receiver and arguments; the default is (1, 1).
+* ``fold=True``: when every argument is a literal, the call is evaluated at compile time and a
+  failure is a compile error "program instantiation failed: ..." (cel-go does this for type
+  conversions).
+* ``prepare(consts) -> impl | None``: called at compile time with the argument tuple in which
+  non-literal arguments are ``NOT_CONSTANT``; may return a specialised implementation (e.g.
+  a precompiled regex) or raise ``CelEvaluationError`` (-> "program instantiation failed").
+* ``validate(consts) -> str | None``: a compile-time check of literal arguments, like
+  cel-go's AST validators; a returned message is a compile error at the call.
+
+Nothing else is needed: the checker resolves overloads by these declarations, and the
+compiler calls ``impl`` directly when one overload matches statically or dispatches on the
+runtime types when arguments are ``dyn``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kubedra.cel.types import CelType
+from kubedra.cel.values import register_value_type
+
+SizeEstimate = tuple[int, int]
+CostFn = Callable[[Sequence[Any], Any], int]
+EstimateFn = Callable[[Sequence[SizeEstimate]], tuple[int, int]]
+
+
+class _NotConstant:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_CONSTANT"
+
+
+NOT_CONSTANT: Any = _NotConstant()
+
+
+@dataclass(frozen=True, slots=True)
+class Overload:
+    """One typed implementation of a CEL function."""
+
+    id: str
+    params: tuple[CelType, ...]
+    result: CelType
+    impl: Callable[..., Any]
+    member: bool = False
+    cost: int | CostFn = 1
+    estimate: EstimateFn | None = None
+    fold: bool = False
+    prepare: Callable[[tuple[Any, ...]], Callable[..., Any] | None] | None = None
+    validate: Callable[[tuple[Any, ...]], str | None] | None = None
+
+
+class Registry:
+    """Functions by name, each with its overloads, plus the library value types."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, list[Overload]] = {}
+        self.by_id: dict[str, Overload] = {}
+
+    def add(self, name: str, overload: Overload) -> None:
+        if overload.id in self.by_id:
+            raise ValueError(f"CEL overload {overload.id!r} is registered twice")
+        self.functions.setdefault(name, []).append(overload)
+        self.by_id[overload.id] = overload
+
+    def value_type(self, cls: type, cel_type: CelType) -> None:
+        register_value_type(cls, cel_type)
+
+    def overloads(self, name: str) -> list[Overload]:
+        return self.functions.get(name, [])
+
+
+def load_libraries(registry: Registry) -> None:
+    """Register every module in ``kubedra.cel.libs`` (the Kubernetes and ext libraries)."""
+    package = importlib.import_module("kubedra.cel.libs")
+    names = sorted(m.name for m in pkgutil.iter_modules(package.__path__))
+    for name in names:
+        module = importlib.import_module(f"kubedra.cel.libs.{name}")
+        register = getattr(module, "register", None)
+        if callable(register):
+            register(registry)

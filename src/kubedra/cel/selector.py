@@ -1,0 +1,191 @@
+"""DRA device selectors: the ``device`` environment, ``compile_selector`` and its result.
+
+This is the environment of ``k8s.io/dynamic-resource-allocation/cel`` for stored expressions:
+the Kubernetes base libraries, ``cel.bind``, the ``includes`` function and ``device`` typed
+as ``kubernetes.DRADevice`` (driver, allowMultipleAllocations, attributes with ``dyn``
+values, capacity with quantities). Runtime errors get upstream's hint for missing keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from kubedra.cel.device import CelDevice
+from kubedra.cel.environment import RUNTIME_COST_LIMIT, Environment, Program, standard_registry
+from kubedra.cel.errors import CelCompileError, CelCostLimitError, CelEvaluationError
+from kubedra.cel.registry import Overload, Registry
+from kubedra.cel.types import BOOL, DYN, STRING, map_of, object_type, opaque
+from kubedra.cel.values import cel_equal, value_type
+
+MISSING_KEY_HINT = (
+    ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
+    "with has() for optional fields"
+)
+QUANTITY = opaque("kubernetes.Quantity")
+# resource.k8s.io/v1 limits that bound the sizes the cost estimator may assume.
+MAX_ATTRIBUTES_AND_CAPACITIES = 32
+MAX_ATTRIBUTE_VALUES = 48
+ATTRIBUTE_VALUE_MAX_LENGTH = 64
+DOMAIN_MAX_LENGTH = 63
+ID_MAX_LENGTH = 32
+DRIVER_NAME_MAX_LENGTH = 63
+
+
+@dataclass(frozen=True, slots=True)
+class CelFeatures:
+    """Which device fields and functions the environment offers.
+
+    The default is the newest environment, which is also what the kube-scheduler uses for
+    stored expressions whatever its feature gates say; disabling a flag gives the
+    environment of a new expression under that gate being off.
+    """
+
+    consumable_capacity: bool = True
+    list_type_attributes: bool = True
+
+
+def _includes(target: Any, arg: Any) -> bool:
+    if isinstance(target, list):
+        for i, item in enumerate(target):
+            if i >= MAX_ATTRIBUTE_VALUES:
+                raise CelEvaluationError(
+                    "'includes' function cannot be applied to lists longer than "
+                    f"{MAX_ATTRIBUTE_VALUES} values"
+                )
+            if cel_equal(item, arg):
+                return True
+        return False
+    return cel_equal(target, arg)
+
+
+def _includes_estimate(sizes: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    return 0, MAX_ATTRIBUTE_VALUES
+
+
+def _size_hint(path: tuple[str, ...]) -> int | None:
+    """Maximum sizes of values reachable from ``device`` (upstream's sizeEstimator)."""
+    if not path or path[0] != "device":
+        return None
+    rest = path[1:]
+    if rest == ("driver",):
+        return DRIVER_NAME_MAX_LENGTH
+    if rest == ("allowMultipleAllocations",):
+        return 1
+    if not rest or rest[0] not in ("attributes", "capacity"):
+        return None
+    if len(rest) == 1:
+        return MAX_ATTRIBUTES_AND_CAPACITIES
+    if len(rest) == 2:
+        return DOMAIN_MAX_LENGTH if rest[1] == "@items" else MAX_ATTRIBUTES_AND_CAPACITIES
+    if len(rest) == 3:
+        if rest[2] == "@items":
+            return ID_MAX_LENGTH
+        return max(ATTRIBUTE_VALUE_MAX_LENGTH, MAX_ATTRIBUTE_VALUES) if rest[0] == "attributes" else 1
+    if rest[0] == "attributes" and len(rest) == 4 and rest[3] in ("@items", "*"):
+        return ATTRIBUTE_VALUE_MAX_LENGTH
+    return None
+
+
+def _device_value(device: CelDevice) -> Any:
+    return device.value
+
+
+@lru_cache(maxsize=4)
+def selector_environment(features: CelFeatures) -> Environment:
+    base = standard_registry()
+    registry = Registry()
+    for name, overloads in base.functions.items():
+        for overload in overloads:
+            registry.add(name, overload)
+    if features.list_type_attributes:
+        registry.add(
+            "includes",
+            Overload("dra_includes_dyn_dyn", (DYN, DYN), BOOL, _includes, member=True,
+                     estimate=_includes_estimate),
+        )
+    attributes = map_of(STRING, map_of(STRING, DYN))
+    capacity = map_of(STRING, map_of(STRING, QUANTITY))
+    fields = {"driver": STRING, "attributes": attributes, "capacity": capacity}
+    if features.consumable_capacity:
+        fields["allowMultipleAllocations"] = BOOL
+    device_type = object_type("kubernetes.DRADevice", fields)
+    return Environment(
+        registry, {"device": (device_type, _device_value)}, size_hints=_size_hint
+    )
+
+
+def _enhance(error: CelEvaluationError) -> CelEvaluationError:
+    message = str(error)
+    if "no such key:" in message and not message.endswith(MISSING_KEY_HINT):
+        return type(error)(message + MISSING_KEY_HINT)
+    return error
+
+
+def _not_bool(value: Any) -> CelEvaluationError:
+    name = value_type(value).name
+    if isinstance(value, str):
+        detail = "unsupported native conversion from string to 'bool'"
+    else:
+        detail = f"unsupported type conversion from '{name}' to bool"
+    return CelEvaluationError(f"CEL result of type {name} could not be converted to bool: {detail}")
+
+
+class CompiledSelector:
+    """A device selector compiled once; ``matches`` is the allocator's hot path."""
+
+    __slots__ = ("_program", "_value", "estimated_max_cost", "expression")
+
+    def __init__(self, expression: str, program: Program) -> None:
+        self.expression = expression
+        self._program = program
+        self._value = program.value
+        self.estimated_max_cost: int = program.estimated_max_cost
+
+    def matches(self, device: CelDevice) -> bool:
+        """Whether the device is selected; raises CelEvaluationError like upstream."""
+        if device.error is not None:
+            raise CelEvaluationError(device.error)
+        try:
+            result = self._value(device)
+        except CelCostLimitError:
+            raise
+        except CelEvaluationError as e:
+            raise _enhance(e) from None
+        if result is True or result is False:
+            return result
+        raise _not_bool(result)
+
+    def evaluate(self, device: CelDevice) -> tuple[bool, int]:
+        """The result and the actual runtime cost (for conformance and diagnostics)."""
+        if device.error is not None:
+            raise CelEvaluationError(device.error)
+        try:
+            result, cost = self._program.evaluate(device)
+        except CelCostLimitError:
+            raise
+        except CelEvaluationError as e:
+            raise _enhance(e) from None
+        if result is True or result is False:
+            return result, cost
+        raise _not_bool(result)
+
+
+@lru_cache(maxsize=8192)
+def _compile(expression: str, features: CelFeatures) -> CompiledSelector:
+    env = selector_environment(features)
+    checked = env.check(expression)
+    output = checked.type(checked.root)
+    if output != BOOL and output != DYN:
+        raise CelCompileError(f"must evaluate to bool or the unknown type, not {output}")
+    return CompiledSelector(expression, env.program(checked))
+
+
+def compile_selector(expression: str, features: CelFeatures | None = None) -> CompiledSelector:
+    """Compile a DRA selector; cached by (expression, features). Raises CelCompileError."""
+    return _compile(expression, features or CelFeatures())
+
+
+__all__ = ["RUNTIME_COST_LIMIT", "CelFeatures", "CompiledSelector", "compile_selector"]
