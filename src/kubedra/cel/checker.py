@@ -20,16 +20,19 @@ from kubedra.cel.types import (
     DOUBLE,
     DYN,
     ERROR,
+    FREE,
     INT,
     NULL,
     STRING,
     UINT,
     CelType,
     Substitution,
+    agrees,
     finalize,
     is_assignable,
     list_of,
     map_of,
+    most_specific,
     optional_of,
     type_of,
 )
@@ -106,12 +109,6 @@ def _optional_inner(t: CelType) -> CelType | None:
     if t.kind == "opaque" and t.name == "optional_type" and t.params:
         return t.params[0]
     return None
-
-
-def _is_empty_literal(node: ast.Node) -> bool:
-    return (isinstance(node, ast.CreateList) and not node.elements) or (
-        isinstance(node, ast.CreateMap) and not node.entries
-    )
 
 
 class Checker:
@@ -267,9 +264,7 @@ class Checker:
                 shown = f"{arg_types[0]}.({', '.join(str(t) for t in arg_types[1:])})"
             else:
                 shown = f"({', '.join(str(t) for t in arg_types)})"
-            self.error(
-                node.offset, f"found no matching overload for '{name}' applied to '{shown}'"
-            )
+            self.error(node.offset, f"found no matching overload for '{name}' applied to '{shown}'")
             return ERROR
         self.out.overloads[id(node)] = matched
         consts = tuple(
@@ -286,7 +281,6 @@ class Checker:
     def visit_list(self, node: ast.CreateList) -> CelType:
         elem_type: CelType | None = None
         homogeneous = True
-        first: ast.Node | None = None
         for elem, optional in zip(node.elements, node.optional, strict=True):
             t = self.visit(elem)
             if optional:
@@ -296,14 +290,14 @@ class Checker:
                     inner = ERROR
                 t = inner if inner is not None else DYN
             if elem_type is None:
-                elem_type, first = t, elem
-            elif t != elem_type and t.kind != "error" and elem_type.kind != "error":
-                if first is not None and (_is_empty_literal(elem) or _is_empty_literal(first)):
-                    continue
+                elem_type = t
+            elif not agrees(t, elem_type) and t.kind != "error" and elem_type.kind != "error":
                 self.error(elem.offset, f"expected type '{elem_type}' but found '{t}'")
                 homogeneous = False
+            else:
+                elem_type = most_specific(elem_type, t)
         if elem_type is None:
-            return list_of(DYN)
+            return list_of(FREE)
         return list_of(elem_type if homogeneous else DYN)
 
     def visit_map(self, node: ast.CreateMap) -> CelType:
@@ -321,17 +315,18 @@ class Checker:
                 vt = inner if inner is not None else DYN
             if key_type is None:
                 key_type = kt
-            elif kt != key_type and kt.kind != "error" and key_type.kind != "error":
+            elif not agrees(kt, key_type) and kt.kind != "error" and key_type.kind != "error":
                 self.error(entry.key.offset, f"expected type '{key_type}' but found '{kt}'")
+            else:
+                key_type = most_specific(key_type, kt)
             if value_type is None:
                 value_type = vt
-            elif vt != value_type and vt.kind != "error" and value_type.kind != "error":
-                if not _is_empty_literal(entry.value):
-                    self.error(
-                        entry.value.offset, f"expected type '{value_type}' but found '{vt}'"
-                    )
+            elif not agrees(vt, value_type) and vt.kind != "error" and value_type.kind != "error":
+                self.error(entry.value.offset, f"expected type '{value_type}' but found '{vt}'")
+            else:
+                value_type = most_specific(value_type, vt)
         if key_type is None or value_type is None:
-            return map_of(DYN, DYN)
+            return map_of(FREE, FREE)
         return map_of(key_type, value_type)
 
     def range_vars(self, node: ast.Macro, range_type: CelType) -> tuple[CelType, CelType]:

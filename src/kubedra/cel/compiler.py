@@ -50,6 +50,16 @@ Fn = Callable[[Any, list[Any]], Any]
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
 
 
+class _Lazy:
+    """The not yet evaluated initializer of a ``cel.bind`` variable (cel-go binds lazily)."""
+
+    __slots__ = ("cost", "fn")
+
+    def __init__(self, fn: Fn, cost: int) -> None:
+        self.fn = fn
+        self.cost = cost
+
+
 class InstantiationError(Exception):
     """A constant sub-expression failed while the program was built (cel-go's plan time)."""
 
@@ -91,7 +101,7 @@ _PRIMITIVE_CLASSES: dict[str, type] = {
 def accepts(t: CelType, value: Any) -> bool:
     """Whether a runtime value fits a declared parameter type (for dynamic dispatch)."""
     kind = t.kind
-    if kind in ("dyn", "param", "error"):
+    if kind in ("dyn", "param", "error", "free"):
         return True
     if kind == "prim":
         return type(value) is _PRIMITIVE_CLASSES[t.name]
@@ -201,6 +211,7 @@ class Compiler:
         self.limit = limit
         self.scopes: list[dict[str, int]] = []
         self.slot_count = 0
+        self.lazy_slots: set[int] = set()
 
     # entry ----------------------------------------------------------------------------
 
@@ -254,6 +265,8 @@ class Compiler:
             return constant(const)
         slot = self.local_slot(node.name)
         if slot is not None:
+            if slot in self.lazy_slots:
+                return Code(self.lazy_read(slot), 1)
             return Code(lambda d, s: s[slot], 1)
         accessor = self.variables[node.name]
         return Code(lambda d, s: accessor(d), 1)
@@ -725,9 +738,7 @@ class Compiler:
             return self.simple_call(in_map, args, 1)
         if ct.kind == "list":
             impl: Callable[[Any, Any], bool] = in_list
-            if container.is_const and all(
-                type(x) in (str, int, bool) for x in container.const
-            ):
+            if container.is_const and all(type(x) in (str, int, bool) for x in container.const):
                 members = container.const
                 lookup = set(members)
                 kinds = {type(x) for x in members}
@@ -792,9 +803,7 @@ class Compiler:
         return Code(build, cost)
 
     def create_map(self, node: ast.CreateMap) -> Code:
-        entries = [
-            (self.compile(e.key), self.compile(e.value), e.optional) for e in node.entries
-        ]
+        entries = [(self.compile(e.key), self.compile(e.value), e.optional) for e in node.entries]
         cost = sum(k.cost + v.cost for k, v, _ in entries)
         triples = [(k.fn, v.fn, opt) for k, v, opt in entries]
 
@@ -811,13 +820,13 @@ class Compiler:
                     if not value.has_value:
                         continue
                     value = value.value
-                if any(k == key and (type(k) is bool) == (type(key) is bool) for k in out):
-                    raise CelEvaluationError(f"Failed with repeated key: {key}")
                 out[key] = value
             return out
 
-        if entries and all(k.is_const and v.is_const for k, v, _ in entries) and not any(
-            opt for _, _, opt in entries
+        if (
+            entries
+            and all(k.is_const and v.is_const for k, v, _ in entries)
+            and not any(opt for _, _, opt in entries)
         ):
             try:
                 return constant(build(None, [0]), cost)
@@ -827,22 +836,38 @@ class Compiler:
 
     # macros ---------------------------------------------------------------------------
 
+    def lazy_read(self, slot: int) -> Fn:
+        """Read a ``cel.bind`` variable, evaluating its initializer on first use only."""
+        track = self.track
+
+        def read(d: Any, s: list[Any]) -> Any:
+            value = s[slot]
+            if type(value) is _Lazy:
+                if track:
+                    s[0] += value.cost
+                value = s[slot] = value.fn(d, s)
+            return value
+
+        return read
+
     def macro(self, node: ast.Macro) -> Code:
         if node.kind == "bind":
             init = self.compile(node.args[0])
             slot = self.new_slot()
+            self.lazy_slots.add(slot)
             self.scopes.append({node.variables[0]: slot})
             try:
                 body = self.compile(node.args[1])
             finally:
                 self.scopes.pop()
-            i_fn, b_fn = init.fn, body.fn
+            lazy = _Lazy(init.fn, init.cost)
+            b_fn = body.fn
 
             def bind(d: Any, s: list[Any]) -> Any:
-                s[slot] = i_fn(d, s)
+                s[slot] = lazy
                 return b_fn(d, s)
 
-            return Code(bind, init.cost + body.cost)
+            return Code(bind, body.cost)
         assert node.target is not None
         target = self.compile(node.target)
         slots = [self.new_slot() for _ in node.variables]
@@ -856,7 +881,7 @@ class Compiler:
         return Code(fn, target.cost)
 
     def _bind_vars(self, slots: list[int]) -> Callable[[Any], list[Any]]:
-        return iteration_items if len(slots) == 1 else iteration_pairs  # type: ignore[return-value]
+        return iteration_items if len(slots) == 1 else iteration_pairs
 
     def _limit_check(self) -> Callable[[list[Any]], None]:
         limit = self.limit
@@ -867,8 +892,9 @@ class Compiler:
 
         return check
 
-    def _quantifier(self, range_fn: Fn, slots: list[int], args: list[Code], decisive: bool,
-                    cond_cost: int) -> Fn:
+    def _quantifier(
+        self, range_fn: Fn, slots: list[int], args: list[Code], decisive: bool, cond_cost: int
+    ) -> Fn:
         """all (decisive False) and exists (decisive True), with error absorption."""
         pred = args[0]
         p_fn, step_cost = pred.fn, pred.cost + 1
@@ -1010,15 +1036,13 @@ class Compiler:
     def macro_filter(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
         return self._collect(range_fn, slots, args, "filter")
 
-    def macro_transformList(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:  # noqa: N802
+    def macro_transformList(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
         return self._collect(range_fn, slots, args, "transformList")
 
-    def macro_transformMap(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:  # noqa: N802
+    def macro_transformMap(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
         return self._collect(range_fn, slots, args, "transformMap")
 
-    def macro_transformMapEntry(  # noqa: N802
-        self, range_fn: Fn, slots: list[int], args: list[Code]
-    ) -> Fn:
+    def macro_transformMapEntry(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
         return self._collect(range_fn, slots, args, "transformMapEntry")
 
     def _opt_macro(self, range_fn: Fn, slots: list[int], args: list[Code], flat: bool) -> Fn:
@@ -1044,8 +1068,8 @@ class Compiler:
 
         return opt_map
 
-    def macro_optMap(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:  # noqa: N802
+    def macro_optMap(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
         return self._opt_macro(range_fn, slots, args, False)
 
-    def macro_optFlatMap(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:  # noqa: N802
+    def macro_optFlatMap(self, range_fn: Fn, slots: list[int], args: list[Code]) -> Fn:
         return self._opt_macro(range_fn, slots, args, True)

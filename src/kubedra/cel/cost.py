@@ -10,8 +10,7 @@ and anything else unbounded saturates at 2**64-1 as cel-go's estimator does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from kubedra.cel import ast
 from kubedra.cel.checker import Checked
@@ -73,13 +72,13 @@ class _Estimator:
                 if node.name in scope:
                     bound = scope[node.name]
                     return _Estimate(1, 1, bound.size, bound.path)
-            path = (node.name,)
-            return _Estimate(1, 1, self.path_size(node, path), path)
+            root: tuple[str, ...] = (node.name,)
+            return _Estimate(1, 1, self.path_size(node, root), root)
         if isinstance(node, ast.Select):
             if id(node) in self.checked.constants:
                 return _Estimate(0, 0, 1)
             operand = self.visit(node.operand)
-            path = operand.path + (node.field,) if operand.path is not None else None
+            path = (*operand.path, node.field) if operand.path is not None else None
             if node.test_only:
                 return _Estimate(operand.min_cost, operand.max_cost, 1)
             return _Estimate(
@@ -99,10 +98,14 @@ class _Estimator:
             parts = [self.visit(e.key) for e in node.entries] + [
                 self.visit(e.value) for e in node.entries
             ]
-            extra = 0 if all(
-                isinstance(e.key, ast.Const) and isinstance(e.value, ast.Const)
-                for e in node.entries
-            ) else 30
+            extra = (
+                0
+                if all(
+                    isinstance(e.key, ast.Const) and isinstance(e.value, ast.Const)
+                    for e in node.entries
+                )
+                else 30
+            )
             return _Estimate(
                 extra + sum(p.min_cost for p in parts),
                 extra + sum(p.max_cost for p in parts),
@@ -133,7 +136,7 @@ class _Estimator:
         arg_max = sum(p.max_cost for p in parts)
         if name in ("_[_]", "_[?_]"):
             container = parts[0]
-            path = container.path + ("*",) if container.path is not None else None
+            path = (*container.path, "*") if container.path is not None else None
             return _Estimate(arg_min + 1, arg_max + 1, self.path_size(node, path), path)
         overloads = self.checked.overloads.get(id(node), [])
         call_min, call_max = self.call_cost(name, overloads, parts)
@@ -182,8 +185,9 @@ class _Estimator:
                 body = self.visit(node.args[1])
             finally:
                 self.scopes.pop()
-            return _Estimate(init.min_cost + body.min_cost, init.max_cost + body.max_cost,
-                             body.size)
+            return _Estimate(
+                init.min_cost + body.min_cost, init.max_cost + body.max_cost, body.size
+            )
         assert node.target is not None
         target = self.visit(node.target)
         if node.kind in ("optMap", "optFlatMap"):
@@ -193,7 +197,7 @@ class _Estimator:
             finally:
                 self.scopes.pop()
             return _Estimate(target.min_cost, target.max_cost + body.max_cost, body.size)
-        elem_path = target.path + ("@items",) if target.path is not None else None
+        elem_path = (*target.path, "@items") if target.path is not None else None
         elem_size = UNBOUNDED
         if elem_path is not None and self.hints is not None:
             hinted = self.hints(elem_path)
@@ -201,7 +205,7 @@ class _Estimator:
                 elem_size = hinted
         scope = {node.variables[0]: _Estimate(0, 0, elem_size, elem_path)}
         if len(node.variables) == 2:
-            value_path = target.path + ("@values",) if target.path is not None else None
+            value_path = (*target.path, "@values") if target.path is not None else None
             value_size = UNBOUNDED
             if value_path is not None and self.hints is not None:
                 value_size = self.hints(value_path) or UNBOUNDED
@@ -223,15 +227,7 @@ class _Estimator:
         return _Estimate(target.min_cost + 1, total, target.size)
 
 
-def estimate_cost(
-    checked: Checked, registry: Registry, hints: Mapping[str, Any] | SizeHints | None
-) -> tuple[int, int]:
+def estimate_cost(checked: Checked, registry: Registry, hints: SizeHints | None) -> tuple[int, int]:
     """(min, max) cost of evaluating the expression once."""
-    size_hints: SizeHints | None
-    if hints is None or callable(hints):
-        size_hints = hints  # type: ignore[assignment]
-    else:
-        mapping = hints
-        size_hints = mapping.get  # type: ignore[assignment]
-    result = _Estimator(checked, registry, size_hints).visit(checked.root)
+    result = _Estimator(checked, registry, hints).visit(checked.root)
     return result.min_cost, result.max_cost

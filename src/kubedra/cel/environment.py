@@ -7,6 +7,7 @@ conformance tests build others.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
@@ -14,13 +15,18 @@ from typing import Any
 from kubedra.cel import ast
 from kubedra.cel.checker import Checked, Checker, CheckError
 from kubedra.cel.compiler import COST_LIMIT_MESSAGE, Code, Compiler, InstantiationError
-from kubedra.cel.cost import estimate_cost
+from kubedra.cel.cost import SizeHints, estimate_cost
 from kubedra.cel.errors import CelCompileError, CelCostLimitError, CelError, CelEvaluationError
 from kubedra.cel.parser import ParseError, parse
 from kubedra.cel.registry import Registry, load_libraries
 from kubedra.cel.types import CelType
 
 RUNTIME_COST_LIMIT = 1_000_000
+
+# Long operator chains (``a + b + ...``, hundreds of terms) nest deeply; the parser's own
+# nesting limit (250, as cel-go) keeps the tree bounded, so a higher limit is safe.
+if sys.getrecursionlimit() < 20_000:
+    sys.setrecursionlimit(20_000)
 
 
 @cache
@@ -145,7 +151,7 @@ class Environment:
         variables: Mapping[str, tuple[CelType, Callable[[Any], Any]]],
         *,
         limit: int = RUNTIME_COST_LIMIT,
-        size_hints: Mapping[str, Any] | None = None,
+        size_hints: SizeHints | None = None,
     ) -> None:
         self.registry = registry
         self.declarations = {name: t for name, (t, _) in variables.items()}
@@ -176,7 +182,9 @@ class Environment:
         except InstantiationError as e:
             raise CelCompileError(f"program instantiation failed: {e}") from None
         except RecursionError:
-            raise CelCompileError("program instantiation failed: expression too deeply nested") from None
+            raise CelCompileError(
+                "program instantiation failed: expression too deeply nested"
+            ) from None
 
     def compile(self, text: str) -> Program:
         return self.program(self.check(text))

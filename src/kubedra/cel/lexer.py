@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 
-
 class LexError(Exception):
     def __init__(self, offset: int, message: str) -> None:
         super().__init__(message)

@@ -170,10 +170,7 @@ class Parser:
             ops = []
             while self.peek().kind == "-" and self.peek(1).kind not in ("INT", "DOUBLE"):
                 ops.append(self.next())
-            if self.peek().kind == "-":
-                node = self.member(negate=self.next())
-            else:
-                node = self.member()
+            node = self.member(negate=self.next()) if self.peek().kind == "-" else self.member()
             for op in reversed(ops):
                 node = ast.Call(op.offset, "-_", [node])
             return node
@@ -329,12 +326,7 @@ class Parser:
         self, offset: int, target: ast.Node, name: str, args: list[ast.Node]
     ) -> ast.Node:
         n = len(args)
-        if (
-            name == "bind"
-            and n == 3
-            and isinstance(target, ast.Ident)
-            and target.name == "cel"
-        ):
+        if name == "bind" and n == 3 and isinstance(target, ast.Ident) and target.name == "cel":
             var = self._var_name(args[0])
             return ast.Macro(offset, "bind", None, (var,), [args[1], args[2]])
         kind: str | None = None
@@ -357,9 +349,7 @@ class Parser:
             return ast.Call(offset, name, args, target)
         variables = tuple(self._var_name(a) for a in args[:nvars])
         if nvars == 2 and variables[0] == variables[1]:
-            raise ParseError(
-                args[1].offset, f"duplicate variable name: {variables[0]}"
-            )
+            raise ParseError(args[1].offset, f"duplicate variable name: {variables[0]}")
         return ast.Macro(offset, kind, target, variables, list(args[nvars:]))
 
     @staticmethod
@@ -367,7 +357,7 @@ class Parser:
         if not isinstance(node, ast.Ident):
             raise ParseError(node.offset, "argument must be a simple name")
         if node.name in ("__result__", "@result", "@it", "@it2"):
-            raise ParseError(node.offset, f"iteration variable overwrites accumulator variable")
+            raise ParseError(node.offset, "iteration variable overwrites accumulator variable")
         return node.name
 
     @staticmethod
@@ -382,7 +372,9 @@ class Parser:
             return ParseError(
                 tok.offset, f"Syntax error: mismatched input '{text}' expecting {expecting}"
             )
-        return ParseError(tok.offset, f"Syntax error: extraneous input '{text}' expecting {expecting}")
+        return ParseError(
+            tok.offset, f"Syntax error: extraneous input '{text}' expecting {expecting}"
+        )
 
 
 def parse(text: str) -> ast.Node:

@@ -83,7 +83,9 @@ def _size_hint(path: tuple[str, ...]) -> int | None:
     if len(rest) == 3:
         if rest[2] == "@items":
             return ID_MAX_LENGTH
-        return max(ATTRIBUTE_VALUE_MAX_LENGTH, MAX_ATTRIBUTE_VALUES) if rest[0] == "attributes" else 1
+        return (
+            max(ATTRIBUTE_VALUE_MAX_LENGTH, MAX_ATTRIBUTE_VALUES) if rest[0] == "attributes" else 1
+        )
     if rest[0] == "attributes" and len(rest) == 4 and rest[3] in ("@items", "*"):
         return ATTRIBUTE_VALUE_MAX_LENGTH
     return None
@@ -103,8 +105,14 @@ def selector_environment(features: CelFeatures) -> Environment:
     if features.list_type_attributes:
         registry.add(
             "includes",
-            Overload("dra_includes_dyn_dyn", (DYN, DYN), BOOL, _includes, member=True,
-                     estimate=_includes_estimate),
+            Overload(
+                "dra_includes_dyn_dyn",
+                (DYN, DYN),
+                BOOL,
+                _includes,
+                member=True,
+                estimate=_includes_estimate,
+            ),
         )
     attributes = map_of(STRING, map_of(STRING, DYN))
     capacity = map_of(STRING, map_of(STRING, QUANTITY))
@@ -112,9 +120,7 @@ def selector_environment(features: CelFeatures) -> Environment:
     if features.consumable_capacity:
         fields["allowMultipleAllocations"] = BOOL
     device_type = object_type("kubernetes.DRADevice", fields)
-    return Environment(
-        registry, {"device": (device_type, _device_value)}, size_hints=_size_hint
-    )
+    return Environment(registry, {"device": (device_type, _device_value)}, size_hints=_size_hint)
 
 
 def _enhance(error: CelEvaluationError) -> CelEvaluationError:
@@ -178,7 +184,7 @@ def _compile(expression: str, features: CelFeatures) -> CompiledSelector:
     env = selector_environment(features)
     checked = env.check(expression)
     output = checked.type(checked.root)
-    if output != BOOL and output != DYN:
+    if output != BOOL and output.kind not in ("dyn", "free"):
         raise CelCompileError(f"must evaluate to bool or the unknown type, not {output}")
     return CompiledSelector(expression, env.program(checked))
 

@@ -175,10 +175,7 @@ def int_from_double(d: float) -> int:
 
 def int_from_string(s: str) -> int:
     text = s
-    if text.startswith(("+", "-")):
-        body = text[1:]
-    else:
-        body = text
+    body = text[1:] if text.startswith(("+", "-")) else text
     if not body or not body.isascii() or not body.isdigit():
         raise _conversion_error("string", "int")
     value = int(text)
@@ -424,8 +421,9 @@ def register(registry: Registry) -> None:
     """Declare the standard library in ``registry``."""
     add = registry.add
 
-    def op(name: str, oid: str, params: tuple[CelType, ...], result: CelType, impl: Any,
-           **kw: Any) -> None:
+    def op(
+        name: str, oid: str, params: tuple[CelType, ...], result: CelType, impl: Any, **kw: Any
+    ) -> None:
         add(name, Overload(oid, params, result, impl, **kw))
 
     # logic and conditionals (the compiler gives them their non-strict semantics)
@@ -535,39 +533,106 @@ def register(registry: Registry) -> None:
     conv("string", "uint64_to_string", UINT, STRING, lambda a: str(int(a)))
     conv("string", "double_to_string", DOUBLE, STRING, string_from_double)
     conv("string", "bool_to_string", BOOL, STRING, lambda a: "true" if a else "false")
-    conv("string", "bytes_to_string", BYTES, STRING, string_from_bytes,
-         cost=_first_arg_traversal_cost)
+    conv(
+        "string",
+        "bytes_to_string",
+        BYTES,
+        STRING,
+        string_from_bytes,
+        cost=_first_arg_traversal_cost,
+    )
     conv("bytes", "bytes_to_bytes", BYTES, BYTES, lambda a: a)
-    conv("bytes", "string_to_bytes", STRING, BYTES, lambda a: a.encode("utf-8"),
-         cost=_first_arg_traversal_cost)
+    conv(
+        "bytes",
+        "string_to_bytes",
+        STRING,
+        BYTES,
+        lambda a: a.encode("utf-8"),
+        cost=_first_arg_traversal_cost,
+    )
     conv("bool", "bool_to_bool", BOOL, BOOL, lambda a: a)
     conv("bool", "string_to_bool", STRING, BOOL, bool_from_string)
     conv("dyn", "to_dyn", A, DYN, lambda a: a)
     conv("type", "type", A, type_of(A), type_value)
 
     # strings
-    op("contains", "contains_string", (STRING, STRING), BOOL, lambda a, b: b in a, member=True,
-       cost=_contains_cost)
-    op("startsWith", "starts_with_string", (STRING, STRING), BOOL, lambda a, b: a.startswith(b),
-       member=True, cost=_first_arg_traversal_cost)
-    op("endsWith", "ends_with_string", (STRING, STRING), BOOL, lambda a, b: a.endswith(b),
-       member=True, cost=_first_arg_traversal_cost)
-    op("matches", "matches_string", (STRING, STRING), BOOL, regex_matches, member=True,
-       cost=_matches_cost, validate=_validate_regex, prepare=_prepare_regex)
-    op("matches", "matches", (STRING, STRING), BOOL, regex_matches, cost=_matches_cost,
-       validate=_validate_regex, prepare=_prepare_regex)
+    op(
+        "contains",
+        "contains_string",
+        (STRING, STRING),
+        BOOL,
+        lambda a, b: b in a,
+        member=True,
+        cost=_contains_cost,
+    )
+    op(
+        "startsWith",
+        "starts_with_string",
+        (STRING, STRING),
+        BOOL,
+        lambda a, b: a.startswith(b),
+        member=True,
+        cost=_first_arg_traversal_cost,
+    )
+    op(
+        "endsWith",
+        "ends_with_string",
+        (STRING, STRING),
+        BOOL,
+        lambda a, b: a.endswith(b),
+        member=True,
+        cost=_first_arg_traversal_cost,
+    )
+    op(
+        "matches",
+        "matches_string",
+        (STRING, STRING),
+        BOOL,
+        regex_matches,
+        member=True,
+        cost=_matches_cost,
+        validate=_validate_regex,
+        prepare=_prepare_regex,
+    )
+    op(
+        "matches",
+        "matches",
+        (STRING, STRING),
+        BOOL,
+        regex_matches,
+        cost=_matches_cost,
+        validate=_validate_regex,
+        prepare=_prepare_regex,
+    )
 
     # optionals
     op("optional.of", "optional_of", (A,), optional_of(A), optional_of_value)
-    op("optional.ofNonZeroValue", "optional_ofNonZeroValue", (A,), optional_of(A),
-       optional_of_non_zero)
-    op("optional.none", "optional_none", (), optional_of(DYN), lambda: OPTIONAL_NONE)
+    op(
+        "optional.ofNonZeroValue",
+        "optional_ofNonZeroValue",
+        (A,),
+        optional_of(A),
+        optional_of_non_zero,
+    )
+    op("optional.none", "optional_none", (), optional_of(A), lambda: OPTIONAL_NONE)
     op("value", "optional_value", (optional_of(A),), A, optional_value, member=True)
     op("hasValue", "optional_hasValue", (optional_of(A),), BOOL, optional_has_value, member=True)
-    op("or", "optional_or_optional", (optional_of(A), optional_of(A)), optional_of(A),
-       lambda a, b: a if a.has_value else b, member=True)
-    op("orValue", "optional_orValue_value", (optional_of(A), A), A,
-       lambda a, b: a.value if a.has_value else b, member=True)
+    op(
+        "or",
+        "optional_or_optional",
+        (optional_of(A), optional_of(A)),
+        optional_of(A),
+        lambda a, b: a if a.has_value else b,
+        member=True,
+    )
+    op(
+        "orValue",
+        "optional_orValue_value",
+        (optional_of(A), A),
+        A,
+        lambda a, b: a.value if a.has_value else b,
+        member=True,
+    )
 
     _ = (NULL, TypeValue)
 

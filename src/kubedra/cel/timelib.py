@@ -201,33 +201,65 @@ def register(registry: Registry) -> None:
         return check_duration(a.ns - b.ns)
 
     add("_+_", Overload("add_timestamp_duration", (TIMESTAMP, DURATION), TIMESTAMP, ts_add_dur))
-    add("_+_", Overload("add_duration_timestamp", (DURATION, TIMESTAMP), TIMESTAMP,
-                        lambda d, t: ts_add_dur(t, d)))
+    add(
+        "_+_",
+        Overload(
+            "add_duration_timestamp",
+            (DURATION, TIMESTAMP),
+            TIMESTAMP,
+            lambda d, t: ts_add_dur(t, d),
+        ),
+    )
     add("_+_", Overload("add_duration_duration", (DURATION, DURATION), DURATION, dur_add))
-    add("_-_", Overload("subtract_timestamp_timestamp", (TIMESTAMP, TIMESTAMP), DURATION,
-                        ts_sub_ts))
-    add("_-_", Overload("subtract_timestamp_duration", (TIMESTAMP, DURATION), TIMESTAMP,
-                        ts_sub_dur))
+    add(
+        "_-_", Overload("subtract_timestamp_timestamp", (TIMESTAMP, TIMESTAMP), DURATION, ts_sub_ts)
+    )
+    add(
+        "_-_", Overload("subtract_timestamp_duration", (TIMESTAMP, DURATION), TIMESTAMP, ts_sub_dur)
+    )
     add("_-_", Overload("subtract_duration_duration", (DURATION, DURATION), DURATION, dur_sub))
     add("-_", Overload("negate_duration", (DURATION,), DURATION, lambda d: check_duration(-d.ns)))
 
-    add("duration", Overload("string_to_duration", (STRING,), DURATION, parse_duration, fold=True,
-                             validate=_validate_literal("duration", parse_duration)))
-    add("duration", Overload("duration_to_duration", (DURATION,), DURATION, lambda d: d,
-                             fold=True))
-    add("timestamp", Overload("string_to_timestamp", (STRING,), TIMESTAMP, parse_timestamp,
-                              fold=True,
-                              validate=_validate_literal("timestamp", parse_timestamp)))
-    add("timestamp", Overload("timestamp_to_timestamp", (TIMESTAMP,), TIMESTAMP, lambda t: t,
-                              fold=True))
-    add("timestamp", Overload("int64_to_timestamp", (INT,), TIMESTAMP,
-                              lambda i: check_timestamp(i * NANOS), fold=True))
-    add("int", Overload("timestamp_to_int64", (TIMESTAMP,), INT, lambda t: t.ns // NANOS,
-                        fold=True))
-    add("string", Overload("timestamp_to_string", (TIMESTAMP,), STRING, format_timestamp,
-                           fold=True))
-    add("string", Overload("duration_to_string", (DURATION,), STRING, _duration_string,
-                           fold=True))
+    add(
+        "duration",
+        Overload(
+            "string_to_duration",
+            (STRING,),
+            DURATION,
+            parse_duration,
+            fold=True,
+            validate=_validate_literal("duration", parse_duration),
+        ),
+    )
+    add("duration", Overload("duration_to_duration", (DURATION,), DURATION, lambda d: d, fold=True))
+    add(
+        "timestamp",
+        Overload(
+            "string_to_timestamp",
+            (STRING,),
+            TIMESTAMP,
+            parse_timestamp,
+            fold=True,
+            validate=_validate_literal("timestamp", parse_timestamp),
+        ),
+    )
+    add(
+        "timestamp",
+        Overload("timestamp_to_timestamp", (TIMESTAMP,), TIMESTAMP, lambda t: t, fold=True),
+    )
+    add(
+        "timestamp",
+        Overload(
+            "int64_to_timestamp", (INT,), TIMESTAMP, lambda i: check_timestamp(i * NANOS), fold=True
+        ),
+    )
+    add(
+        "int", Overload("timestamp_to_int64", (TIMESTAMP,), INT, lambda t: t.ns // NANOS, fold=True)
+    )
+    add(
+        "string", Overload("timestamp_to_string", (TIMESTAMP,), STRING, format_timestamp, fold=True)
+    )
+    add("string", Overload("duration_to_string", (DURATION,), STRING, _duration_string, fold=True))
 
     for name, getter in _timestamp_accessors().items():
 
@@ -238,8 +270,10 @@ def register(registry: Registry) -> None:
             return int(_g(_moment(ts, zone), ts))
 
         add(name, Overload(f"timestamp_to_{name}", (TIMESTAMP,), INT, utc, member=True))
-        add(name, Overload(f"timestamp_to_{name}_with_tz", (TIMESTAMP, STRING), INT, zoned,
-                           member=True))
+        add(
+            name,
+            Overload(f"timestamp_to_{name}_with_tz", (TIMESTAMP, STRING), INT, zoned, member=True),
+        )
 
     duration_units = {
         "getHours": 3600 * NANOS,
@@ -248,5 +282,13 @@ def register(registry: Registry) -> None:
         "getMilliseconds": 1_000_000,
     }
     for name, unit in duration_units.items():
-        add(name, Overload(f"duration_to_{name}", (DURATION,), INT,
-                           lambda d, _u=unit: _trunc(d.ns, _u), member=True))
+        add(
+            name,
+            Overload(
+                f"duration_to_{name}",
+                (DURATION,),
+                INT,
+                lambda d, _u=unit: _trunc(d.ns, _u),
+                member=True,
+            ),
+        )

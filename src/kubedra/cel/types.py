@@ -48,6 +48,8 @@ class CelType:
         return f"CelType({self})"
 
     def __str__(self) -> str:
+        if self.kind == "free":
+            return "dyn"
         if self.kind == "type":
             return f"type({self.params[0]})" if self.params else "type"
         if self.params:
@@ -56,7 +58,7 @@ class CelType:
 
     @property
     def is_dyn(self) -> bool:
-        return self.kind in ("dyn", "error")
+        return self.kind in ("dyn", "error", "free")
 
 
 def _prim(name: str) -> CelType:
@@ -73,6 +75,9 @@ NULL = CelType("null", "null_type")
 DURATION = _prim("google.protobuf.Duration")
 TIMESTAMP = _prim("google.protobuf.Timestamp")
 DYN = CelType("dyn", "dyn")
+# An element type not yet known (of ``[]``, ``{}``, ``optional.none()``): shown as dyn, but
+# unlike a declared dyn it agrees with any type when literals are checked for homogeneity.
+FREE = CelType("free", "dyn")
 ERROR = CelType("error", "*error*")
 
 
@@ -136,9 +141,9 @@ class Substitution:
 
 
 def finalize(t: CelType) -> CelType:
-    """Unbound type parameters in a result type are reported as dyn."""
+    """Unbound type parameters in a result type stay open (``FREE``, shown as dyn)."""
     if t.kind == "param":
-        return DYN
+        return FREE
     if t.params:
         return CelType(t.kind, t.name, tuple(finalize(p) for p in t.params), t.fields)
     return t
@@ -151,9 +156,18 @@ def _occurs(sub: Substitution, param: CelType, t: CelType) -> bool:
     return any(_occurs(sub, param, p) for p in t.params)
 
 
+def agrees(t1: CelType, t2: CelType) -> bool:
+    """Whether two literal element types are the same, open types agreeing with anything."""
+    if t1.kind == "free" or t2.kind == "free":
+        return True
+    if t1.kind != t2.kind or t1.name != t2.name or len(t1.params) != len(t2.params):
+        return False
+    return all(agrees(a, b) for a, b in zip(t1.params, t2.params, strict=True))
+
+
 def _less_specific(t1: CelType, t2: CelType) -> bool:
     """Whether t1 is as general as or more general than t2 (dyn beats everything)."""
-    if t1.kind in ("dyn", "param", "error"):
+    if t1.kind in ("dyn", "param", "error", "free"):
         return True
     if t1.kind != t2.kind or t1.name != t2.name or len(t1.params) != len(t2.params):
         return False
@@ -162,6 +176,16 @@ def _less_specific(t1: CelType, t2: CelType) -> bool:
 
 def most_general(t1: CelType, t2: CelType) -> CelType:
     return t1 if _less_specific(t1, t2) else t2
+
+
+def most_specific(t1: CelType, t2: CelType) -> CelType:
+    """Of two agreeing literal element types, the one with fewer open parts."""
+    if t1.kind == "free":
+        return t2
+    if t2.kind == "free" or t1.kind != t2.kind or len(t1.params) != len(t2.params):
+        return t1
+    params = tuple(most_specific(a, b) for a, b in zip(t1.params, t2.params, strict=True))
+    return CelType(t1.kind, t1.name, params, t1.fields)
 
 
 def _bind(sub: Substitution, value: CelType, param: CelType) -> tuple[bool, bool]:

@@ -211,6 +211,10 @@ def cel_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return _map_equal(a, b)
     if value_type(a) != value_type(b):
+        if ta in _VALUE_TYPES:
+            # Library types (Quantity, Semver, IP...) refuse comparison with other types,
+            # as their Go Equal methods do; built-in types just compare unequal.
+            raise CelEvaluationError("no such overload")
         return False
     return bool(a == b)
 
