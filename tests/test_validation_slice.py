@@ -449,8 +449,8 @@ SLICE_CASES = [
         "binding failure conditions without binding conditions",
         without(shared_device_slice(), (*NIC0, "bindingConditions")),
         [
-            "spec.devices[0].bindingConditions: Invalid value: []: bindingConditions are required "
-            "to use bindingFailureConditions"
+            "spec.devices[0].bindingConditions: Invalid value: null: bindingConditions are "
+            "required to use bindingFailureConditions"
         ],
     ),
     (

@@ -153,9 +153,7 @@ def _validate_result(result: dict, path: str, names: RequestNames) -> list[Field
     errs.extend(validate_device_name(as_str(result.get("device")), child(path, "device")))
     errs.extend(
         validate_binding_parameters(
-            [as_str(c) for c in as_list(result.get("bindingConditions"))],
-            [as_str(c) for c in as_list(result.get("bindingFailureConditions"))],
-            path,
+            result.get("bindingConditions"), result.get("bindingFailureConditions"), path
         )
     )
     errs.extend(

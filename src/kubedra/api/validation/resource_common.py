@@ -290,8 +290,15 @@ def validate_tolerations(tolerations: list, path: str) -> list[FieldError]:
     return errs
 
 
-def validate_binding_parameters(conditions: list, failure_conditions: list, path: str) -> list:
-    """bindingConditions / bindingFailureConditions of a device or an allocation result."""
+def validate_binding_parameters(
+    raw_conditions: object, raw_failure_conditions: object, path: str
+) -> list[FieldError]:
+    """bindingConditions / bindingFailureConditions of a device or an allocation result.
+
+    The raw wire values are shown in messages: an unset list prints as null, an empty one as [].
+    """
+    conditions = [as_str(c) for c in as_list(raw_conditions)]
+    failure_conditions = [as_str(c) for c in as_list(raw_failure_conditions)]
     conditions_path = child(path, "bindingConditions")
     failures_path = child(path, "bindingFailureConditions")
     errs = validate_list(
@@ -327,7 +334,7 @@ def validate_binding_parameters(conditions: list, failure_conditions: list, path
         errs.append(
             invalid(
                 conditions_path,
-                conditions,
+                raw_conditions,
                 "bindingConditions are required to use bindingFailureConditions",
             )
         )
@@ -335,7 +342,7 @@ def validate_binding_parameters(conditions: list, failure_conditions: list, path
         errs.append(
             invalid(
                 failures_path,
-                failure_conditions,
+                raw_failure_conditions,
                 "bindingFailureConditions are required to use bindingConditions",
             )
         )

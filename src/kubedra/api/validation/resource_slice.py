@@ -294,9 +294,7 @@ def _validate_device(device: dict, path: str, per_device_selection: object) -> l
     errs.extend(_validate_device_node_selection(device, path, per_device_selection is True))
     errs.extend(
         validate_binding_parameters(
-            [as_str(c) for c in as_list(device.get("bindingConditions"))],
-            [as_str(c) for c in as_list(device.get("bindingFailureConditions"))],
-            path,
+            device.get("bindingConditions"), device.get("bindingFailureConditions"), path
         )
     )
     errs.extend(
