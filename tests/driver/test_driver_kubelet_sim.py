@@ -1,0 +1,103 @@
+"""kubelet-sim against real plugin sockets: the pod lifecycle and the violations it reports."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from conftest import build_claim, build_pod, wait_for
+from kubedra.driver.driver_api import DRADriver
+from kubedra.driver.helper import PluginHelper
+from kubedra.driver.kubelet_sim import KubeletSim
+from kubedra.driver.server import PluginPaths, PluginServer
+from kubedra.driver.store_dir import ClusterDirectory
+from kubedra.driver.types import ClaimRef, PrepareClaim, PreparedDevice, PrepareResult
+
+
+def reserved(claim: dict, pod: dict) -> dict:
+    meta = pod["metadata"]
+    entry = {"resource": "pods", "name": meta["name"], "uid": meta["uid"]}
+    claim["status"]["reservedFor"] = [entry]
+    return claim
+
+
+def test_pods_get_their_claims_prepared_and_unprepared(drivers, driver_dirs):
+    cluster = ClusterDirectory(driver_dirs.cluster)
+    cluster.register_node("node-1")
+    drivers.start()
+    pod = build_pod("p", "pod-uid", ["c1", "c2"])
+    cluster.put(pod)
+    cluster.put(reserved(build_claim("c1", "uid-1", [("gpu", "gpu-0")]), pod))
+    cluster.put(reserved(build_claim("c2", "uid-2", [("gpu", "gpu-1"), ("gpu", "gpu-2")]), pod))
+    other = build_pod("waiting", "pod-2", ["c3"])
+    cluster.put(other)
+    cluster.put(build_claim("c3", "uid-3", [("gpu", "gpu-3")]))  # allocated, not reserved
+    sim = KubeletSim("node-1", driver_dirs.registry, cluster, driver_dirs.cdi)
+    try:
+        sim.step()
+        assert set(sim.prepared) == {"uid-1", "uid-2"}
+        specs = sorted(p.name for p in driver_dirs.cdi.iterdir())
+        assert specs == ["k8s.gpu.example.com-gpu_uid-1.json", "k8s.gpu.example.com-gpu_uid-2.json"]
+        env = json.loads((driver_dirs.cdi / specs[1]).read_text())["devices"][1]["containerEdits"]
+        assert "GPU_DEVICE_2=gpu-2" in env["env"]
+        pod["status"]["phase"] = "Succeeded"
+        cluster.put(pod)
+        sim.step()
+        assert sim.prepared == {}
+        assert list(driver_dirs.cdi.iterdir()) == []
+        report = sim.report()
+        assert report["violations"] == [] and report["failures"] == []
+        assert report["plugins"]["gpu.example.com"]["service"] == "v1.DRAPlugin"
+        assert report["latencyMs"]["prepare"]["count"] == 1
+    finally:
+        sim.close()
+
+
+class BadDriver(DRADriver):
+    """Returns CDI IDs that exist in no spec file and a device it was not given."""
+
+    def prepare(self, claims: Sequence[PrepareClaim]) -> Mapping[str, PrepareResult | Exception]:
+        return {
+            c.ref.uid: PrepareResult(
+                devices=(PreparedDevice("node-1", "gpu-7", ("gpu",), ("vendor.com/gpu=nowhere",)),)
+            )
+            for c in claims
+        }
+
+    def unprepare(self, claims: Sequence[ClaimRef]) -> Mapping[str, Exception | None]:
+        return {c.uid: None for c in claims}
+
+
+@pytest.fixture
+def bad_plugin(short_tmp: Path):
+    cluster = ClusterDirectory(short_tmp / "cluster")
+    paths = PluginPaths.for_driver("gpu.example.com", short_tmp / "reg", short_tmp / "plugins")
+    helper = PluginHelper(BadDriver(), "gpu.example.com", cluster, paths.data_dir)
+    server = PluginServer(helper, paths)
+    server.registration.info.supported_versions[:] = ["v1beta1.DRAPlugin", "v1.DRAPlugin"]
+    server.start()
+    yield cluster, short_tmp, server
+    server.stop()
+
+
+def test_contract_violations_are_reported(bad_plugin):
+    cluster, root, server = bad_plugin
+    pod = build_pod("p", "pod-uid", ["c"])
+    cluster.put(pod)
+    cluster.put(reserved(build_claim("c", "uid-c", [("gpu", "gpu-0")]), pod))
+    (root / "cdi").mkdir()
+    sim = KubeletSim("node-1", root / "reg", cluster, root / "cdi")
+    try:
+        sim.step()
+    finally:
+        sim.close()
+    kinds = {(v.kind, v.detail) for v in sim.violations}
+    assert ("registration", "v1.DRAPlugin must be listed first") in kinds
+    assert any(kind == "cdi-missing" and "nowhere" in detail for kind, detail in kinds)
+    assert any(kind == "unknown-device" and "gpu-7" in detail for kind, detail in kinds)
+    assert sim.plugins["gpu.example.com"].service == "v1beta1.DRAPlugin"  # first one it knows
+    assert wait_for(lambda: server.registration.status is not None)
+    assert server.registration.status.plugin_registered
