@@ -8,6 +8,9 @@ from pathlib import Path
 import yaml
 
 from kubedra.api.io import dump_json, dump_yaml, load_paths, load_text
+from kubedra.api.io.reading import ManifestLoader, _parse_fast
+
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 
 CLASS = """\
 apiVersion: resource.k8s.io/v1
@@ -201,3 +204,27 @@ def test_dump_keeps_opaque_parameters_as_given() -> None:
         "empty": {},
         "none": None,
     }
+
+
+def test_yaml_1_1_scalars_read_as_kubernetes_reads_them() -> None:
+    text = CLAIM.replace(
+        "deviceClassName: gpu.example.com",
+        "deviceClassName: gpu.example.com\n        adminAccess: yes\n        count: 010",
+    )
+    [claim] = load_text(text).objects
+    exactly = claim.wire["spec"]["devices"]["requests"][0]["exactly"]
+    assert exactly["adminAccess"] is True and exactly["count"] == 8
+
+
+def test_quoted_yaml_1_1_words_stay_strings() -> None:
+    [error] = load_text(CLAIM.replace("gpu.example.com", "gpu\n        adminAccess: 'yes'")).errors
+    assert "adminAccess: expected boolean, got a string" in error.message
+
+
+def test_fast_and_pyyaml_readings_agree_on_the_examples() -> None:
+    for path in sorted(EXAMPLES.rglob("*.yaml")):
+        text = path.read_text()
+        fast = _parse_fast(text)
+        assert fast is not None, path
+        slow = list(yaml.load_all(text, Loader=ManifestLoader))
+        assert fast == slow, path

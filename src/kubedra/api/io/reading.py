@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+import yaml_rs
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
@@ -30,6 +31,21 @@ ManifestLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
 }
+
+_YAML_1_1_SCALAR = (
+    r"[ \t]*(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7_]+|[-+]?0b[01_]+"
+    r"|[-+]?[0-9]+_[0-9_]*(?:\.[0-9_]*)?)[ \t]*(?:[,\]}#\r\n]|$)"
+)
+_YAML_1_1_ONLY = [
+    re.compile(re.escape(context) + _YAML_1_1_SCALAR)
+    for context in (": ", ":\t", "- ", "-\t", "[", "{", ",")
+]
+"""Plain scalars that YAML 1.1 (PyYAML, and Kubernetes' YAML library) reads differently from
+YAML 1.2: y/n/yes/no/on/off booleans, 0-prefixed octal, binary and underscored numbers. One
+pattern per leading context because a literal prefix lets the regex engine skip ahead fast."""
+
+_STREAM_PREFIX = "--- 0\n...\n"
+"""A document put before the text so that the fast parser always returns a list of them."""
 
 _ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s*,\]}]")
 
@@ -152,8 +168,34 @@ def parse_yaml(text: str, source: str) -> Iterator[RawDocument | LoadError]:
     """The documents of a YAML stream; empty documents are skipped as ``kubectl`` does.
 
     Documents before a syntax error are kept; the error ends the stream.
+
+    Well-formed streams without YAML 1.1-only scalars or aliases take the fast path (the Rust
+    parser of ``yaml_rs``, about four times quicker than libyaml through PyYAML); anything else,
+    including every stream with an error, goes through PyYAML, whose YAML 1.1 reading matches
+    Kubernetes and whose errors name the line.
     """
-    guard = _AliasGuard(len(text)) if _ALIAS.search(text) else None
+    documents = _parse_fast(text)
+    if documents is not None:
+        for index, content in enumerate(documents):
+            if content is not None:
+                yield RawDocument(source, index, content)
+        return
+    yield from _parse_pyyaml(text, source)
+
+
+def _parse_fast(text: str) -> list[Any] | None:
+    """The documents, or None when the fast parser must not or cannot read the text."""
+    if ("*" in text and _ALIAS.search(text)) or any(p.search(text) for p in _YAML_1_1_ONLY):
+        return None
+    try:
+        parsed = yaml_rs.loads(_STREAM_PREFIX + text, parse_datetime=False)
+    except Exception:  # any refusal (syntax, limits, oddities) is handled by the slow path
+        return None
+    return parsed[1:] if isinstance(parsed, list) else []
+
+
+def _parse_pyyaml(text: str, source: str) -> Iterator[RawDocument | LoadError]:
+    guard = _AliasGuard(len(text)) if "*" in text and _ALIAS.search(text) else None
     index = 0
     documents = yaml.load_all(text, Loader=ManifestLoader)
     while True:
