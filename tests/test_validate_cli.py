@@ -113,3 +113,43 @@ def test_garbage_never_produces_a_traceback(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert "Traceback" not in out.stdout + out.stderr
     assert out.stdout.count("\n") == 3
+
+
+def test_invalid_object_prints_the_apiserver_message_and_exits_one(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    claim = """\
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata:
+  name: bad
+  namespace: ns
+spec:
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: gpu.example.com
+      count: -1
+"""
+    (tmp_path / "claim.yaml").write_text(GOOD_CLASS + "---\n" + claim)
+    result = runner.invoke(app, ["validate", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        'ResourceClaim.resource.k8s.io "ns/bad" is invalid: '
+        "spec.devices.requests[0].exactly.count: Invalid value: -1: must be greater than zero",
+        f"  in {tmp_path / 'claim.yaml'}: document 1",
+        "2 objects in 1 file: 1 valid, 1 invalid",
+    ]
+    report = json.loads(runner.invoke(app, ["validate", "-o", "json", str(tmp_path)]).output)
+    [_, invalid] = report["objects"]
+    assert invalid["errors"] == [
+        {
+            "type": "Invalid value",
+            "reason": "FieldValueInvalid",
+            "field": "spec.devices.requests[0].exactly.count",
+            "value": -1,
+            "detail": "must be greater than zero",
+            "message": "spec.devices.requests[0].exactly.count: Invalid value: -1: "
+            "must be greater than zero",
+        }
+    ]

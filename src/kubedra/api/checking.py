@@ -5,17 +5,14 @@ Kept apart from the command so that other tools (and tests) get the same verdict
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kubedra.api.defaults import apply_defaults
 from kubedra.api.io import LoadedObject, LoadError, LoadResult, load_paths
-
-Validator = Callable[[dict[str, Any]], list[Any]]
-Formatter = Callable[[dict[str, Any], list[Any]], str]
+from kubedra.api.validation import FieldError, format_invalid, validate_object
 
 
 @dataclass(frozen=True)
@@ -24,7 +21,7 @@ class Verdict:
 
     loaded: LoadedObject
     defaulted: dict[str, Any]
-    errors: list[Any]
+    errors: list[FieldError]
 
 
 @dataclass
@@ -42,15 +39,6 @@ class Report:
         return not self.load_errors and not self.invalid
 
 
-def _rules() -> tuple[Validator, Formatter] | None:
-    """The apiserver validation rules, once ``kubedra.api.validation`` is installed."""
-    try:
-        rules = importlib.import_module("kubedra.api.validation")
-    except ImportError:
-        return None
-    return rules.validate_object, rules.format_invalid
-
-
 def check_paths(paths: Iterable[str | Path]) -> Report:
     """Load every object under ``paths``, default it and run the validation rules on it."""
     return check_loaded(load_paths(paths))
@@ -59,24 +47,18 @@ def check_paths(paths: Iterable[str | Path]) -> Report:
 def check_loaded(loaded: LoadResult) -> Report:
     """Default and validate what :func:`kubedra.api.io.load_paths` (or ``load_text``) read."""
     report = Report(load_errors=list(loaded.errors), files=loaded.files)
-    rules = _rules()
     for obj in loaded.objects:
         defaulted = apply_defaults(obj.wire)
-        errors: list[Any] = []
-        if rules is not None:
-            try:
-                errors = list(rules[0](defaulted))
-            except Exception as error:  # a rule bug must not hide the other objects' verdicts
-                message = f"internal error while validating: {type(error).__name__}: {error}"
-                report.load_errors.append(LoadError(obj.source, obj.document, message, obj.item))
-                continue
+        try:
+            errors = validate_object(defaulted)
+        except Exception as error:  # a rule bug must not hide the other objects' verdicts
+            message = f"internal error while validating: {type(error).__name__}: {error}"
+            report.load_errors.append(LoadError(obj.source, obj.document, message, obj.item))
+            continue
         report.verdicts.append(Verdict(obj, defaulted, errors))
     return report
 
 
 def render_invalid(verdict: Verdict) -> str:
     """The apiserver's message for an invalid object."""
-    rules = _rules()
-    if rules is None:
-        return "; ".join(str(error) for error in verdict.errors)
-    return rules[1](verdict.defaulted, verdict.errors)
+    return format_invalid(verdict.defaulted, verdict.errors)
