@@ -1,0 +1,117 @@
+"""Run the shared DRA scheduling workloads with kubedra's allocator and compare with upstream.
+
+Each workload runs in its own process (so peak RSS is per workload). The timed part is the
+pod loop, including building the allocator (indexing slices, the allocated state); reading
+and decoding the workload file are not timed, as in the reference harness.
+
+    python benchmarks/bench_schedule.py                       # all workloads
+    python benchmarks/bench_schedule.py --workload fill-500x10 --pods 500
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "src"))
+
+from kubedra.allocator.engine import Allocator  # noqa: E402
+from kubedra.allocator.features import Features  # noqa: E402
+from kubedra.allocator.schedule import FirstFitScheduler  # noqa: E402
+
+DEFAULT_DIR = REPO.parent / "shared" / "benchmarks"
+
+
+def _strip_share_ids(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_share_ids(v) for k, v in value.items() if k != "shareID"}
+    if isinstance(value, list):
+        return [_strip_share_ids(v) for v in value]
+    return value
+
+
+def run_one(bench_dir: Path, name: str, pods_limit: int | None, memo: bool) -> dict[str, Any]:
+    """Run one workload in this process and return its measurements."""
+    workload = json.loads((bench_dir / "workloads" / f"{name}.json").read_text())
+    expected = json.loads((bench_dir / "expected" / f"{name}.json").read_text())["placements"]
+    pods = workload["pods"][:pods_limit] if pods_limit else workload["pods"]
+    start = time.perf_counter()
+    allocator = Allocator(
+        Features.from_gates(workload["features"]),
+        workload["deviceClasses"],
+        workload["resourceSlices"],
+        workload["allocatedClaims"],
+    )
+    scheduler = FirstFitScheduler(allocator, workload["nodes"], memo=memo)
+    placements = [scheduler.schedule(pod["name"], pod["claims"]) for pod in pods]
+    seconds = time.perf_counter() - start
+    mismatches = []
+    for got, want in zip(placements, expected, strict=False):
+        mine = {"pod": got.pod, "node": got.node, "nodesTried": got.nodes_tried}
+        if got.allocations is not None:
+            mine["allocations"] = _strip_share_ids(got.allocations)
+        if mine != want:
+            mismatches.append(got.pod)
+    return {
+        "workload": name,
+        "pods": len(pods),
+        "placed": sum(1 for p in placements if p.node is not None),
+        "seconds": seconds,
+        "podsPerSecond": len(pods) / seconds if seconds else float("inf"),
+        "allocateCalls": scheduler.allocate_calls,
+        "peakRssMiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "mismatches": len(mismatches),
+        "firstMismatch": mismatches[0] if mismatches else None,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", action="append", help="workload name (repeatable)")
+    parser.add_argument("--pods", type=int, help="run only the first N pods")
+    parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="shared/benchmarks dir")
+    parser.add_argument("--no-memo", action="store_true", help="disable the per-node memo")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.dir, args.one, args.pods, not args.no_memo)))
+        return 0
+    reference = json.loads((args.dir / "reference.json").read_text())["workloads"]
+    names = args.workload or sorted(reference)
+    header = (
+        f"{'workload':<28}{'pods':>7}{'placed':>8}{'pods/s':>10}{'reference':>11}{'ratio':>8}"
+        f"{'Allocate calls':>16}{'peak RSS MiB':>14}  placements"
+    )
+    print(header)
+    failed = False
+    for name in names:
+        cmd = [sys.executable, __file__, "--one", name, "--dir", str(args.dir)]
+        if args.pods:
+            cmd += ["--pods", str(args.pods)]
+        if args.no_memo:
+            cmd.append("--no-memo")
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            print(f"{name:<28} FAILED\n{proc.stderr}")
+            failed = True
+            continue
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        ref = reference[name]["podsPerSecond"]["median"]
+        ok = "identical" if r["mismatches"] == 0 else f"{r['mismatches']} differ ({r['firstMismatch']})"
+        failed = failed or r["mismatches"] > 0
+        print(
+            f"{name:<28}{r['pods']:>7}{r['placed']:>8}{r['podsPerSecond']:>10.1f}{ref:>11.1f}"
+            f"{r['podsPerSecond'] / ref:>8.2f}{r['allocateCalls']:>16,}{r['peakRssMiB']:>14.1f}  {ok}"
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

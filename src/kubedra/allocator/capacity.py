@@ -1,0 +1,91 @@
+"""Consumable capacity: how much of a shareable device one request takes.
+
+A request's capacity (or, when it asks for none, the policy default or the whole capacity) is
+rounded up to the device's request policy; a value the policy does not allow makes the device
+unusable for that request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kubedra.allocator.inventory import CapacityInfo, DeviceInfo
+from kubedra.allocator.quantities import Number, exact, from_number
+from kubedra.api.quantity import Quantity
+
+# Per device capacity: (name, consumed amount, consumed quantity as it is reported).
+Consumption = tuple[tuple[str, Number, Quantity], ...]
+
+
+def _go_mod(a: int, b: int) -> int:
+    """Go's ``%``: the remainder takes the sign of the dividend."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def consumed_by(requested: Quantity | None, cap: CapacityInfo) -> Quantity:
+    """What a request consumes of one capacity, after the request policy's rounding."""
+    if requested is None:
+        return cap.default if cap.default is not None else cap.value
+    if not cap.policy:
+        return requested
+    if cap.has_range and cap.range_min is not None:
+        minimum = cap.range_min
+        if exact(requested) < exact(minimum):
+            return minimum
+        if cap.range_step is None:
+            return requested
+        low = minimum.value()
+        step = cap.range_step.value()
+        added = requested.value() - low
+        n = int(added / step) if step else 0
+        if step and _go_mod(added, step) != 0:
+            n += 1
+        return from_number(low + step * n)
+    if cap.valid_values is not None:
+        wanted = exact(requested)
+        for value in cap.valid_values:
+            if wanted <= exact(value):
+                return value
+        return requested
+    return requested
+
+
+def violates_policy(consumed: Quantity, cap: CapacityInfo) -> bool:
+    if not cap.policy:
+        return False
+    amount = exact(consumed)
+    if cap.default is not None and amount == exact(cap.default):
+        return False
+    if cap.has_range:
+        if cap.range_max is not None and amount > exact(cap.range_max):
+            return True
+        if cap.range_step is not None:
+            step = cap.range_step.value()
+            low = cap.range_min.value() if cap.range_min is not None else 0
+            if step and _go_mod(consumed.value() - low, step) != 0:
+                return True
+        return False
+    if cap.valid_values:
+        return not any(amount == exact(v) for v in cap.valid_values)
+    return False
+
+
+def static_consumption(
+    device: DeviceInfo, requests: Mapping[str, Quantity] | None
+) -> Consumption | None:
+    """Per-capacity consumption of ``requests`` on ``device``; None when the device cannot serve it.
+
+    Unknown capacity names in the request and policy violations both rule the device out.
+    """
+    if requests:
+        for name in requests:
+            if name not in device.capacity:
+                return None
+    out: list[tuple[str, Number, Quantity]] = []
+    for name, cap in device.capacity.items():
+        consumed = consumed_by(requests.get(name) if requests else None, cap)
+        if violates_policy(consumed, cap):
+            return None
+        out.append((name, exact(consumed), consumed))
+    return tuple(out)

@@ -1,0 +1,177 @@
+"""Claim constraints: matchAttribute and distinctAttribute, tracked while the search runs.
+
+Both are checked when a device is about to be added and undone on backtracking. Two upstream
+behaviours are kept on purpose: distinctAttribute remembers one value per request (the most
+recent), and with list-type attributes matchAttribute narrows to the intersection of the
+values seen so far and does not widen it again on backtracking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubedra.allocator.inventory import DeviceInfo
+
+_SCALARS = ("string", "int", "bool", "version")
+_LISTS = {"strings": "string", "ints": "int", "bools": "bool", "versions": "version"}
+
+# (type, value) for scalars; (type, frozenset) for set semantics.
+Scalar = tuple[str, Any]
+ValueSet = tuple[str, frozenset[Any]]
+
+
+def scalar_value(attr: Mapping[str, Any]) -> Scalar | None:
+    for kind in _SCALARS:
+        value = attr.get(kind)
+        if value is not None:
+            return kind, value
+    return None
+
+
+def set_value(attr: Mapping[str, Any]) -> ValueSet | None:
+    for kind in _SCALARS:
+        value = attr.get(kind)
+        if value is not None:
+            return kind, frozenset((value,))
+    for kind, base in _LISTS.items():
+        values = attr.get(kind)
+        if values is not None:
+            return base, frozenset(values)
+    return None
+
+
+class Constraint:
+    """Base: which requests a constraint applies to and the attribute it looks at."""
+
+    __slots__ = ("attribute", "list_mode", "requests")
+
+    def __init__(self, requests: list[str], attribute: str, list_mode: bool) -> None:
+        self.requests = frozenset(requests)
+        self.attribute = attribute
+        self.list_mode = list_mode
+
+    def applies(self, request: str, subrequest: str) -> bool:
+        if not self.requests:
+            return True
+        if request in self.requests:
+            return True
+        return bool(subrequest) and f"{request}/{subrequest}" in self.requests
+
+    def add(self, request: str, subrequest: str, device: DeviceInfo) -> bool:
+        raise NotImplementedError
+
+    def remove(self, request: str, subrequest: str) -> None:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+class MatchAttribute(Constraint):
+    __slots__ = ("count", "current")
+
+    def __init__(self, requests: list[str], attribute: str, list_mode: bool) -> None:
+        super().__init__(requests, attribute, list_mode)
+        self.count = 0
+        self.current: Any = None
+
+    def describe(self) -> str:
+        return f"matchAttribute {self.attribute}"
+
+    def add(self, request: str, subrequest: str, device: DeviceInfo) -> bool:
+        if not self.applies(request, subrequest):
+            return True
+        attr = device.attrs.get(self.attribute)
+        if attr is None:
+            return False
+        if self.list_mode:
+            values = set_value(attr)
+            if values is None:
+                return False
+            if self.count == 0:
+                self.current = values
+                self.count = 1
+                return True
+            kind, current = self.current
+            if values[0] != kind:
+                return False
+            common = current & values[1]
+            if not common:
+                return False
+            self.current = (kind, common)
+            self.count += 1
+            return True
+        if self.count == 0:
+            self.current = scalar_value(attr)
+            self.count = 1
+            return True
+        value = scalar_value(attr)
+        if value is None or self.current is None or value != self.current:
+            return False
+        self.count += 1
+        return True
+
+    def remove(self, request: str, subrequest: str) -> None:
+        if self.applies(request, subrequest):
+            self.count -= 1
+
+
+class DistinctAttribute(Constraint):
+    """Without list-type attributes: one remembered value per request (the latest), and a
+    new device must differ from each. With them, value sets must be disjoint from the latest
+    set of the same request and from every set chosen for other requests."""
+
+    __slots__ = ("count", "seen", "sets")
+
+    def __init__(self, requests: list[str], attribute: str, list_mode: bool) -> None:
+        super().__init__(requests, attribute, list_mode)
+        self.count = 0
+        self.seen: dict[str, Any] = {}
+        self.sets: dict[str, list[ValueSet]] = {}
+
+    def describe(self) -> str:
+        return f"distinctAttribute {self.attribute}"
+
+    def add(self, request: str, subrequest: str, device: DeviceInfo) -> bool:
+        if not self.applies(request, subrequest):
+            return True
+        attr = device.attrs.get(self.attribute)
+        if attr is None:
+            return False
+        if self.list_mode:
+            values = set_value(attr)
+            if values is None:
+                return False
+            kind = values[0]
+            for owner, chosen in self.sets.items():
+                others = chosen[-1:] if owner == request else chosen
+                for other_kind, existing in others:
+                    if other_kind == kind and existing & values[1]:
+                        return False
+            self.sets.setdefault(request, []).append(values)
+            return True
+        value = scalar_value(attr)
+        if self.count == 0:
+            self.seen[request] = value
+            self.count = 1
+            return True
+        if value is None:
+            if self.seen:
+                return False
+        else:
+            for existing in self.seen.values():
+                if existing == value:
+                    return False
+        self.seen[request] = value
+        self.count += 1
+        return True
+
+    def remove(self, request: str, subrequest: str) -> None:
+        if not self.applies(request, subrequest):
+            return
+        if self.list_mode:
+            self.sets[request].pop()
+            return
+        self.seen.pop(request, None)
+        self.count -= 1

@@ -1,0 +1,486 @@
+"""One Allocate call: upstream's first-fit depth-first search for one node.
+
+Claims are handled in order, their requests in order, and for each device a request needs,
+candidates are tried in pool order; the first complete solution wins. Every check happens
+in upstream's order because the order decides which error (if any) surfaces first.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from kubedra.allocator.capacity import Consumption, static_consumption
+from kubedra.allocator.claims import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    PreparedClaim,
+    RequestData,
+)
+from kubedra.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
+from kubedra.allocator.explain import Recorder
+from kubedra.allocator.inventory import DeviceInfo, Inventory, NodeView
+from kubedra.allocator.nodeselect import NodeInfo
+from kubedra.allocator.quantities import Number
+from kubedra.allocator.results import build_allocation
+from kubedra.allocator.selectors import SelectorFailure
+from kubedra.allocator.state import AllocatedState
+
+
+class AllocationError(Exception):
+    """Allocation failed with an error; ``node_local`` errors only rule out this node."""
+
+    def __init__(self, message: str, node_local: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.node_local = node_local
+
+
+_EXCEEDED = 2  # upstream's errAllocationResultMaxSizeExceeded, as a third outcome
+
+
+class DeviceResult:
+    __slots__ = ("consumed", "device", "request", "share_id")
+
+    def __init__(
+        self,
+        device: DeviceInfo,
+        request: RequestData,
+        share_id: str | None,
+        consumed: Consumption | None,
+    ) -> None:
+        self.device = device
+        self.request = request
+        self.share_id = share_id
+        self.consumed = consumed
+
+
+def _taint_blocks(device: DeviceInfo, tolerations: list[dict[str, Any]]) -> bool:
+    for taint in device.taints:
+        effect = taint.get("effect")
+        if effect not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(_tolerates(t, taint) for t in tolerations):
+            return True
+    return False
+
+
+def _tolerates(toleration: dict[str, Any], taint: Any) -> bool:
+    effect = toleration.get("effect")
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key")
+    if key and key != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or "Equal"
+    if operator == "Equal":
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return operator == "Exists"
+
+
+class Search:
+    """State of one Allocate call (upstream's ``allocator``)."""
+
+    def __init__(
+        self,
+        inventory: Inventory,
+        state: AllocatedState,
+        node: NodeInfo,
+        view: NodeView,
+        claims: list[PreparedClaim],
+        recorder: Recorder | None,
+    ) -> None:
+        self.inventory = inventory
+        self.features = inventory.features
+        self.state = state
+        self.node = node
+        self.view = view
+        self.claims = claims
+        self.recorder = recorder
+        # Per request option: device count and, for mode All, the devices.
+        self.num_devices: dict[int, int] = {}
+        self.all_devices: dict[int, list[DeviceInfo]] = {}
+        self.selected_sub: dict[tuple[int, int], int] = {}
+        self.constraints: list[list[Constraint]] = []
+        self.results: list[list[DeviceResult]] = [[] for _ in claims]
+        self.allocating: dict[str, set[int]] = {}
+        self.allocating_capacity: dict[str, dict[str, Number]] = {}
+        # Shareable devices already picked per request: one request never takes a device twice.
+        self.shared_picks: set[tuple[str, int, int]] = set()
+        self.consumed_counters: dict[tuple[str, str], dict[tuple[str, str], Number]] = {}
+
+    # ----- entry point -------------------------------------------------------------
+
+    def run(self) -> list[dict[str, Any]] | None:
+        """The AllocationResult dicts, or None when the claims do not fit on this node."""
+        if self.view.error is not None:
+            raise AllocationError(self.view.error)
+        self._validate()
+        outcome = self._allocate_one(0, 0, 0, 0, False)
+        if outcome is not True:
+            if self.view.has_invalid:
+                raise AllocationError("invalid resource pools were encountered", node_local=True)
+            return None
+        allocations = []
+        for claim_index, claim in enumerate(self.claims):
+            allocations.append(
+                build_allocation(
+                    claim,
+                    self.results[claim_index],
+                    self._selected_options(claim_index, claim),
+                    self.node.name,
+                    self.features,
+                )
+            )
+        return allocations
+
+    def _selected_options(self, claim_index: int, claim: PreparedClaim) -> list[RequestData]:
+        chosen = []
+        for request_index, slot in enumerate(claim.slots):
+            sub = self.selected_sub.get((claim_index, request_index), 0)
+            chosen.append(slot.options[sub])
+        return chosen
+
+    # ----- validation ----------------------------------------------------------------
+
+    def _validate(self) -> None:
+        list_mode = self.features.list_type_attributes
+        for claim in self.claims:
+            min_devices = 0
+            for slot in claim.slots:
+                if slot.error is not None:
+                    raise AllocationError(slot.error)
+                smallest: int | None = None
+                for data in slot.options:
+                    if data.error is not None:
+                        raise AllocationError(data.error)
+                    if data.mode_all:
+                        devices = self._all_devices(claim, data)
+                        self.all_devices[id(data)] = devices
+                        count = len(devices)
+                    else:
+                        count = data.count
+                    self.num_devices[id(data)] = count
+                    if smallest is None or count < smallest:
+                        smallest = count
+                min_devices += smallest or 0
+            if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
+                raise AllocationError(
+                    f"claim {claim.label}: number of requested devices {min_devices} "
+                    f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}"
+                )
+            if claim.constraint_error is not None:
+                raise AllocationError(claim.constraint_error)
+            self.constraints.append(
+                [
+                    (DistinctAttribute if c.distinct else MatchAttribute)(
+                        c.requests, c.attribute, list_mode
+                    )
+                    for c in claim.constraints
+                ]
+            )
+
+    def _all_devices(self, claim: PreparedClaim, data: RequestData) -> list[DeviceInfo]:
+        devices: list[DeviceInfo] = []
+        for pool in self.view.pools:
+            pool_id = f"{pool.driver}/{pool.name}"
+            if pool.incomplete:
+                raise AllocationError(
+                    f"claim {claim.label}, request {data.name}: asks for all devices, "
+                    f"but resource pool {pool_id} is currently being updated"
+                )
+            if pool.invalid:
+                raise AllocationError(
+                    f"claim {claim.label}, request {data.name}: asks for all devices, "
+                    f"but resource pool {pool_id} is currently invalid"
+                )
+            for device in pool.devices:
+                if not self._selectable(claim, data, device):
+                    continue
+                if self.features.consumable_capacity and not self._capacity_fits(data, device):
+                    continue
+                devices.append(device)
+        return devices
+
+    # ----- per-device checks -------------------------------------------------------------
+
+    def _selectable(self, claim: PreparedClaim, data: RequestData, device: DeviceInfo) -> bool:
+        if not self.features.binding_conditions and device.binding_conditions:
+            return False
+        assert data.chain is not None
+        outcome = data.chain.evaluate(device)
+        if outcome is not True:
+            if outcome is False:
+                return False
+            assert isinstance(outcome, SelectorFailure)
+            assert data.cls is not None
+            raise AllocationError(outcome.render(data.cls.name, claim.label, device.key))
+        if device.slice.per_device:
+            ok = self.view.device_node_ok.get(id(device), False)
+            if ok is not True:
+                if ok is False:
+                    return False
+                raise AllocationError(str(ok))
+        return True
+
+    def _consumption(self, data: RequestData, device: DeviceInfo) -> Consumption | None:
+        key = -data.capacity_id - 1
+        cache = device.match_cache
+        if key in cache:
+            return cache[key]  # type: ignore[no-any-return]
+        found = static_consumption(device, data.capacity)
+        cache[key] = found
+        return found
+
+    def _capacity_fits(self, data: RequestData, device: DeviceInfo) -> bool:
+        consumption = self._consumption(data, device)
+        if consumption is None:
+            return False
+        shared = self.state.shared.get(device.key)
+        allocating = self.allocating_capacity.get(device.key)
+        for name, amount, _ in consumption:
+            total = amount
+            if shared is not None:
+                total += shared.get(name, 0)
+            if allocating is not None:
+                total += allocating.get(name, 0)
+            if total > device.capacity[name].number:
+                return False
+        return True
+
+    def _in_use(self, key: str) -> bool:
+        if key in self.state.in_use:
+            return True
+        claims = self.allocating.get(key)
+        return bool(claims)
+
+    # ----- the search --------------------------------------------------------------------
+
+    def _allocate_one(
+        self,
+        claim_index: int,
+        request_index: int,
+        sub_index: int,
+        device_index: int,
+        in_sub: bool,
+    ) -> bool | int:
+        if claim_index >= len(self.claims):
+            return True
+        claim = self.claims[claim_index]
+        if request_index >= len(claim.slots):
+            outcome = self._allocate_one(claim_index + 1, 0, 0, 0, False)
+            if outcome is _EXCEEDED:
+                return False
+            return outcome
+        slot = claim.slots[request_index]
+        if not in_sub and slot.subrequests:
+            all_exceeded = True
+            for i in range(len(slot.options)):
+                outcome = self._allocate_one(claim_index, request_index, i, device_index, True)
+                if outcome is _EXCEEDED:
+                    continue
+                all_exceeded = False
+                if outcome is True:
+                    self.selected_sub[(claim_index, request_index)] = i
+                    return True
+            return _EXCEEDED if all_exceeded else False
+        data = slot.options[sub_index]
+        num = self.num_devices[id(data)]
+        if data.mode_all and num == 0:
+            return False
+        if device_index >= num:
+            return self._allocate_one(claim_index, request_index + 1, 0, 0, False)
+        if len(self.results[claim_index]) + num - device_index > ALLOCATION_RESULTS_MAX_SIZE:
+            return _EXCEEDED
+
+        if data.mode_all:
+            device = self.all_devices[id(data)][device_index]
+            undo = self._allocate_device(claim, claim_index, data, device, must=True)
+            if undo is None:
+                return False
+            outcome = self._allocate_one(
+                claim_index, request_index, sub_index, device_index + 1, in_sub
+            )
+            if outcome is not True:
+                undo()
+                return outcome
+            return True
+
+        admin = data.admin
+        consumable = self.features.consumable_capacity
+        recorder = self.recorder
+        for pool in self.view.pools:
+            if pool.incomplete or pool.invalid:
+                if recorder is not None:
+                    recorder.pool_skipped(claim.label, data.result_name, pool)
+                continue
+            for device in pool.devices:
+                key = device.key
+                if admin:
+                    claims_using = self.allocating.get(key)
+                    if claims_using and claim_index in claims_using:
+                        if recorder is not None:
+                            recorder.reject(claim.label, data.result_name, "already allocated", key)
+                        continue
+                elif self._in_use(key):
+                    if recorder is not None:
+                        recorder.reject(claim.label, data.result_name, "already allocated", key)
+                    continue
+                if not self._selectable(claim, data, device):
+                    if recorder is not None:
+                        recorder.unselectable(claim.label, data, device, self.view)
+                    continue
+                if consumable and not self._capacity_fits(data, device):
+                    if recorder is not None:
+                        recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
+                    continue
+                undo = self._allocate_device(claim, claim_index, data, device, must=False)
+                if undo is None:
+                    continue
+                outcome = self._allocate_one(
+                    claim_index, request_index, sub_index, device_index + 1, in_sub
+                )
+                if outcome is True:
+                    return True
+                undo()
+                if outcome is _EXCEEDED:
+                    return _EXCEEDED
+        return False
+
+    def _allocate_device(
+        self,
+        claim: PreparedClaim,
+        claim_index: int,
+        data: RequestData,
+        device: DeviceInfo,
+        must: bool,
+    ) -> Callable[[], None] | None:
+        features = self.features
+        key = device.key
+        recorder = self.recorder
+        allow_multiple = features.consumable_capacity and device.allow_multiple
+        if not allow_multiple and data.admin:
+            claims_using = self.allocating.get(key)
+            if claims_using and claim_index in claims_using:
+                if recorder is not None:
+                    recorder.reject(claim.label, data.result_name, "already allocated", key)
+                return None
+        if not data.admin and self._in_use(key):
+            if recorder is not None:
+                recorder.reject(claim.label, data.result_name, "already allocated", key)
+            return None
+        pick = (key, claim_index, id(data))
+        if allow_multiple and pick in self.shared_picks:
+            if recorder is not None:
+                recorder.reject(claim.label, data.result_name, "already allocated", key)
+            return None
+        if not features.partitionable_devices and device.consumes:
+            if recorder is not None:
+                recorder.reject(claim.label, data.result_name, "counters exhausted", key)
+            return None
+        skip_counters = allow_multiple and (
+            key in self.state.shared or key in self.allocating_capacity
+        )
+        counted = False
+        if not skip_counters and device.consumes:
+            if not self._take_counters(device):
+                if recorder is not None:
+                    recorder.reject(claim.label, data.result_name, "counters exhausted", key)
+                return None
+            counted = True
+        if data.parent is None:
+            base, sub = data.name, ""
+        else:
+            base, sub = data.parent, data.name
+        if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+            if recorder is not None:
+                recorder.reject(claim.label, data.result_name, "taint not tolerated", key)
+            return None
+        constraints = self.constraints[claim_index]
+        for i, constraint in enumerate(constraints):
+            if not constraint.add(base, sub, device):
+                if must:
+                    raise AllocationError(
+                        f"claim {claim.label}, request {data.name}: cannot add device "
+                        f"{key} because a claim constraint would not be satisfied"
+                    )
+                for earlier in constraints[:i]:
+                    earlier.remove(base, sub)
+                if recorder is not None:
+                    recorder.reject(
+                        claim.label,
+                        data.result_name,
+                        "constraint mismatch",
+                        key,
+                        constraint.describe(),
+                    )
+                return None
+        users = self.allocating.get(key)
+        if users is None:
+            users = set()
+            self.allocating[key] = users
+        if not allow_multiple:
+            users.add(claim_index)
+        share_id: str | None = None
+        consumed: Consumption | None = None
+        if features.consumable_capacity:
+            if not self._capacity_fits(data, device):
+                if recorder is not None:
+                    recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
+                return None
+            if allow_multiple:
+                consumed = self._consumption(data, device)
+                share_id = str(uuid.uuid4())
+                self.shared_picks.add(pick)
+                totals = self.allocating_capacity.setdefault(key, {})
+                for name, amount, _ in consumed or ():
+                    totals[name] = totals.get(name, 0) + amount
+        results = self.results[claim_index]
+        results.append(DeviceResult(device, data, share_id, consumed))
+
+        def undo() -> None:
+            for constraint in constraints:
+                constraint.remove(base, sub)
+            users.discard(claim_index)
+            if allow_multiple:
+                self.shared_picks.discard(pick)
+                if consumed:
+                    totals = self.allocating_capacity[key]
+                    for name, amount, _ in consumed:
+                        totals[name] -= amount
+                    if not any(totals.values()):
+                        del self.allocating_capacity[key]
+            elif counted:
+                self._release_counters(device)
+            results.pop()
+
+        return undo
+
+    # ----- shared counters -----------------------------------------------------------
+
+    def _take_counters(self, device: DeviceInfo) -> bool:
+        pool = self.view.pool_by_key.get((device.driver, device.pool))
+        if pool is None:
+            return False
+        available, negative = self.state.available_counters(pool)
+        consumed = self.consumed_counters.setdefault(pool.key, {})
+        for set_name, counters in device.consumes:
+            for cname, amount in counters:
+                k = (set_name, cname)
+                consumed[k] = consumed.get(k, 0) + amount
+        ok = not negative
+        if ok:
+            for (set_name, cname), amount in consumed.items():
+                limit = available.get(set_name, {}).get(cname)
+                if limit is not None and limit < amount:
+                    ok = False
+                    break
+        if not ok:
+            self._release_counters(device)
+        return ok
+
+    def _release_counters(self, device: DeviceInfo) -> None:
+        consumed = self.consumed_counters[(device.driver, device.pool)]
+        for set_name, counters in device.consumes:
+            for cname, amount in counters:
+                consumed[(set_name, cname)] -= amount

@@ -1,0 +1,83 @@
+"""The allocated state: which devices, capacity and counters are already taken.
+
+Built from allocated claims as the kube-scheduler builds it, then kept up to date by adding
+each new allocation instead of rebuilding. Every change bumps a per-pool version so that
+callers can tell whether a node's devices changed since they last looked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kubedra.allocator.features import Features
+from kubedra.allocator.inventory import PoolView
+from kubedra.allocator.quantities import Number, exact, parse
+
+
+class AllocatedState:
+    """Devices in use, capacity consumed on shared devices, and per-pool versions."""
+
+    def __init__(self, features: Features) -> None:
+        self.features = features
+        self.in_use: set[str] = set()
+        self.shared: dict[str, dict[str, Number]] = {}
+        self.pool_version: dict[tuple[str, str], int] = {}
+        self.clock = 0
+        self.changes: list[tuple[str, str]] = []
+        self._available: dict[tuple[str, str], tuple[int, dict[str, dict[str, Number]], bool]] = {}
+
+    def add_claims(self, claims: Iterable[Mapping[str, Any]]) -> None:
+        """Add the allocation of every claim that has one (``status.allocation``)."""
+        for claim in claims:
+            allocation = (claim.get("status") or {}).get("allocation")
+            if allocation:
+                self.add_results(((allocation.get("devices") or {}).get("results")) or [])
+
+    def add_results(self, results: Iterable[Mapping[str, Any]]) -> None:
+        """Add device results of one allocation (v1 ``DeviceRequestAllocationResult`` dicts)."""
+        for result in results:
+            if result.get("adminAccess"):
+                continue
+            driver = str(result.get("driver") or "")
+            pool = str(result.get("pool") or "")
+            key = f"{driver}/{pool}/{result.get('device') or ''}"
+            if self.features.consumable_capacity and result.get("shareID"):
+                consumed = result.get("consumedCapacity")
+                if not consumed:
+                    continue
+                totals = self.shared.setdefault(key, {})
+                for name, value in consumed.items():
+                    amount = exact(parse(value, f"consumedCapacity[{name}] of device {key}"))
+                    totals[name] = totals.get(name, 0) + amount
+            else:
+                self.in_use.add(key)
+            self.touch((driver, pool))
+
+    def touch(self, pool: tuple[str, str]) -> None:
+        self.clock += 1
+        self.pool_version[pool] = self.clock
+        self.changes.append(pool)
+
+    def available_counters(self, pool: PoolView) -> tuple[dict[str, dict[str, Number]], bool]:
+        """Counters of the pool minus what allocated devices consume, and whether any is < 0."""
+        version = self.pool_version.get(pool.key, 0)
+        cached = self._available.get(pool.key)
+        if cached is not None and cached[0] == version:
+            return cached[1], cached[2]
+        available = {name: dict(counters) for name, counters in pool.counter_sets.items()}
+        in_use = self.in_use
+        shared = self.shared
+        for s in pool.counter_slices:
+            for d in s.devices:
+                if d.consumes and (d.key in in_use or d.key in shared):
+                    for set_name, counters in d.consumes:
+                        target = available.get(set_name)
+                        if target is None:
+                            continue
+                        for cname, amount in counters:
+                            if cname in target:
+                                target[cname] -= amount
+        negative = any(v < 0 for counters in available.values() for v in counters.values())
+        self._available[pool.key] = (version, available, negative)
+        return available, negative

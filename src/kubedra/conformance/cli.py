@@ -1,0 +1,133 @@
+"""``kubedra conformance eval|run``: evaluate and check conformance case files."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from kubedra.allocator.inventory import GatherError
+from kubedra.allocator.quantities import QuantityError
+from kubedra.conformance.compare import (
+    compare_allocate,
+    compare_cel_pair,
+    compare_schedule,
+    diff,
+)
+from kubedra.conformance.runner import CaseError, evaluate_case
+
+conformance_app = typer.Typer(
+    name="conformance",
+    help="Evaluate DRA conformance cases (allocate, schedule, cel) and compare with expected.",
+    no_args_is_help=True,
+)
+
+_BAD_INPUT = (CaseError, QuantityError, GatherError, ValueError, KeyError, TypeError)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise CaseError(f"{path}: cannot read: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise CaseError(f"{path}: invalid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise CaseError(f"{path}: a case file must hold one JSON object")
+    return data
+
+
+def _case_files(paths: list[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*.json") if p.is_file())
+        else:
+            yield path
+
+
+@conformance_app.command("eval")
+def eval_command(
+    case_file: Annotated[Path, typer.Argument(help="A case file (its expected part is ignored).")],
+) -> None:
+    """Print kubedra's result for the case as JSON, in the shape of the case's expected."""
+    try:
+        result = evaluate_case(_load(case_file))
+    except _BAD_INPUT as err:
+        typer.echo(f"error: {case_file}: {err}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(result, indent=2))
+
+
+def _check(case: Mapping[str, Any], result: Mapping[str, Any]) -> list[tuple[str, list[str], str]]:
+    """(label, problems, diff) per failing case; a cel file yields one entry per failing pair."""
+    name = str(case.get("name") or "?")
+    mode = case.get("mode")
+    expected = case.get("expected") or {}
+    if mode == "allocate":
+        problems = compare_allocate(expected, result)
+        return [(name, problems, diff(expected, result))] if problems else []
+    if mode == "schedule":
+        problems = compare_schedule(expected, result)
+        if not problems:
+            return []
+        want = expected.get("placements") or []
+        got = result.get("placements") or []
+        bad = [
+            i
+            for i, w in enumerate(want)
+            if i >= len(got) or compare_schedule({"placements": [w]}, {"placements": [got[i]]})
+        ][:3]
+        detail = "\n".join(diff(want[i], got[i] if i < len(got) else None) for i in bad)
+        return [(name, problems, detail)]
+    failures = []
+    pairs = case.get("cases") or []
+    results = result.get("cases") or []
+    for i, pair in enumerate(pairs):
+        got = results[i] if i < len(results) else {}
+        problems = compare_cel_pair(pair.get("expected") or {}, got)
+        if problems:
+            label = f"{name}[{i}] {pair.get('input', {}).get('expression', '')!r}"
+            failures.append((label, problems, ""))
+    return failures
+
+
+def _count(case: Mapping[str, Any]) -> int:
+    return len(case.get("cases") or []) if case.get("mode") == "cel" else 1
+
+
+@conformance_app.command("run")
+def run_command(
+    paths: Annotated[list[Path], typer.Argument(help="Case files or directories of case files.")],
+) -> None:
+    """Evaluate every case, print each failure with a diff, and end with 'N passed, M failed'."""
+    passed = failed = 0
+    for path in _case_files(paths):
+        try:
+            case = _load(path)
+            result = evaluate_case(case)
+        except _BAD_INPUT as err:
+            typer.echo(f"FAIL {path}: {err}")
+            failed += 1
+            continue
+        failures = _check(case, result)
+        total = _count(case)
+        failed += len(failures)
+        passed += total - len(failures)
+        for label, problems, detail in failures:
+            typer.echo(f"FAIL {label}")
+            for problem in problems:
+                typer.echo(f"  {problem}")
+            if detail:
+                typer.echo("\n".join("    " + line for line in detail.splitlines()))
+    typer.echo(f"{passed} passed, {failed} failed")
+    sys.stdout.flush()
+    if failed:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(conformance_app)

@@ -1,0 +1,106 @@
+"""Evaluate one conformance case: kubedra's answer in the shape of the case's ``expected``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubedra.allocator.engine import Allocator
+from kubedra.allocator.features import Features
+from kubedra.allocator.schedule import FirstFitScheduler
+
+MODES = ("allocate", "schedule", "cel")
+
+
+class CaseError(ValueError):
+    """The case file does not have the documented shape."""
+
+
+def _features(case: Mapping[str, Any]) -> Features:
+    gates = case.get("features") or {}
+    if not isinstance(gates, Mapping):
+        raise CaseError("features: must be an object of feature gate names to booleans")
+    try:
+        return Features.from_gates(gates)
+    except ValueError as err:
+        raise CaseError(f"features: {err}") from None
+
+
+def _list(data: Mapping[str, Any], key: str, required: bool = True) -> list[Any]:
+    value = data.get(key)
+    if value is None:
+        if required:
+            raise CaseError(f"input.{key}: required")
+        return []
+    if not isinstance(value, list):
+        raise CaseError(f"input.{key}: must be a list")
+    return value
+
+
+def evaluate_allocate(case: Mapping[str, Any]) -> dict[str, Any]:
+    data = _input(case)
+    node = data.get("node")
+    if not isinstance(node, Mapping):
+        raise CaseError("input.node: required Node object")
+    allocator = Allocator(
+        _features(case),
+        _list(data, "deviceClasses", required=False),
+        _list(data, "resourceSlices", required=False),
+        _list(data, "allocatedClaims", required=False),
+    )
+    outcome = allocator.allocate(node, _list(data, "claims"))
+    if outcome.ok:
+        return {
+            "ok": True,
+            "unschedulable": False,
+            "error": None,
+            "allocations": outcome.allocations,
+        }
+    if outcome.error is not None:
+        return {
+            "ok": False,
+            "unschedulable": False,
+            "error": outcome.error,
+            "errorIsNodeLocal": outcome.node_local,
+            "allocations": [],
+        }
+    return {"ok": False, "unschedulable": True, "error": None, "allocations": []}
+
+
+def evaluate_schedule(case: Mapping[str, Any]) -> dict[str, Any]:
+    data = _input(case)
+    allocator = Allocator(
+        _features(case),
+        _list(data, "deviceClasses", required=False),
+        _list(data, "resourceSlices", required=False),
+        _list(data, "allocatedClaims", required=False),
+    )
+    scheduler = FirstFitScheduler(allocator, _list(data, "nodes"))
+    placements = []
+    for i, pod in enumerate(_list(data, "pods")):
+        if not isinstance(pod, Mapping):
+            raise CaseError(f"input.pods[{i}]: must be an object")
+        claims = pod.get("claims") or []
+        placements.append(scheduler.schedule(str(pod.get("name") or ""), claims).to_dict())
+    return {"placements": placements}
+
+
+def _input(case: Mapping[str, Any]) -> Mapping[str, Any]:
+    data = case.get("input")
+    if not isinstance(data, Mapping):
+        raise CaseError("input: required object")
+    return data
+
+
+def evaluate_case(case: Mapping[str, Any]) -> dict[str, Any]:
+    """kubedra's result for ``case`` (any mode)."""
+    mode = case.get("mode")
+    if mode == "allocate":
+        return evaluate_allocate(case)
+    if mode == "schedule":
+        return evaluate_schedule(case)
+    if mode == "cel":
+        from kubedra.conformance.cel_mode import evaluate_cel_case
+
+        return evaluate_cel_case(dict(case))
+    raise CaseError(f"mode: must be one of {', '.join(MODES)}, got {mode!r}")
