@@ -104,7 +104,11 @@ def main() -> int:
             continue
         r = json.loads(proc.stdout.strip().splitlines()[-1])
         ref = reference[name]["podsPerSecond"]["median"]
-        ok = "identical" if r["mismatches"] == 0 else f"{r['mismatches']} differ ({r['firstMismatch']})"
+        ok = (
+            "identical"
+            if r["mismatches"] == 0
+            else f"{r['mismatches']} differ ({r['firstMismatch']})"
+        )
         failed = failed or r["mismatches"] > 0
         print(
             f"{name:<28}{r['pods']:>7}{r['placed']:>8}{r['podsPerSecond']:>10.1f}{ref:>11.1f}"

@@ -227,7 +227,7 @@ class Search:
         key = -data.capacity_id - 1
         cache = device.match_cache
         if key in cache:
-            return cache[key]  # type: ignore[no-any-return]
+            return cache[key]
         found = static_consumption(device, data.capacity)
         cache[key] = found
         return found

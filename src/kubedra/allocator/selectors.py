@@ -79,7 +79,7 @@ class SelectorChain:
         if found is None:
             found = self._evaluate(device)
             cache[self.chain_id] = found
-        return found  # type: ignore[no-any-return]
+        return found
 
     def _evaluate(self, device: DeviceInfo) -> bool | SelectorFailure:
         for position, expression in enumerate(self.expressions):

@@ -1,0 +1,81 @@
+"""The explain recorder and the first-fit scheduler with its failure memo."""
+
+from __future__ import annotations
+
+import random
+
+from alloc_builders import claim, device, device_class, node, request, slice_
+
+from kubedra.allocator.engine import Allocator
+from kubedra.allocator.explain import Recorder
+from kubedra.allocator.features import Features
+from kubedra.allocator.schedule import FirstFitScheduler
+
+
+def test_recorder_counts_rejections_per_request() -> None:
+    slices = [
+        slice_(
+            "s",
+            [
+                device("gpu-0", taints=[{"key": "bad", "effect": "NoSchedule"}]),
+                device("gpu-1"),
+            ],
+        )
+    ]
+    allocator = Allocator(Features(), [device_class()], slices, [])
+    recorder = Recorder()
+    outcome = allocator.allocate(node(), [claim("c", request("r", count=2))], recorder)
+    assert outcome.unschedulable
+    summary = recorder.as_dict()
+    assert summary[0]["claim"] == "default/c" and summary[0]["request"] == "r"
+    rejected = summary[0]["rejected"]
+    assert isinstance(rejected, dict)
+    assert rejected["taint not tolerated"]["count"] >= 1
+    assert rejected["taint not tolerated"]["examples"] == ["gpu.example.com/node-1/gpu-0"]
+
+
+def _cluster(nodes: int, per_node: int) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    names = [f"node-{i}" for i in range(nodes)]
+    slices = [
+        slice_(
+            f"{n}-gpus",
+            [device(f"gpu-{j}", attrs={"half": j % 2}) for j in range(per_node)],
+            pool=n,
+            node_name=n,
+        )
+        for n in names
+    ]
+    return [node(n) for n in names], slices
+
+
+def test_memo_gives_the_same_placements_as_trying_every_node() -> None:
+    nodes, slices = _cluster(6, 4)
+    rng = random.Random(7)
+    pods = []
+    for i in range(40):
+        count = rng.choice([1, 1, 2, 3])
+        constraints = [{"matchAttribute": "gpu.example.com/half"}] if count > 1 else []
+        pods.append(
+            (f"pod-{i}", [claim(f"c{i}", request("r", count=count), constraints=constraints)])
+        )
+    runs = []
+    for memo in (True, False):
+        allocator = Allocator(Features(), [device_class()], slices, [])
+        scheduler = FirstFitScheduler(allocator, nodes, memo=memo)
+        placements = [scheduler.schedule(name, claims) for name, claims in pods]
+        runs.append(
+            ([(p.pod, p.node, p.nodes_tried) for p in placements], scheduler.allocate_calls)
+        )
+    assert runs[0] == runs[1]
+    assert any(node_name is None for _, node_name, _ in runs[0][0])
+
+
+def test_fatal_error_stops_the_pod_but_not_later_pods() -> None:
+    nodes, slices = _cluster(2, 1)
+    allocator = Allocator(Features(), [device_class()], slices, [])
+    scheduler = FirstFitScheduler(allocator, nodes)
+    broken = scheduler.schedule("p0", [claim("c0", request("r", cls="missing"))])
+    assert broken.node is None and broken.nodes_tried == 1
+    assert broken.error is not None and "claim default/c0" in broken.error
+    fine = scheduler.schedule("p1", [claim("c1", request("r"))])
+    assert fine.node == "node-0"
