@@ -88,6 +88,10 @@ def _configs(claim: PreparedClaim, chosen: Sequence[RequestData]) -> list[dict[s
     return out
 
 
+class NodeSelectorTermsError(ValueError):
+    """A device's node selector has several terms, which upstream cannot merge."""
+
+
 def _same_requirement(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return (
         a.get("key") == b.get("key")
@@ -117,6 +121,10 @@ def _node_selector(entries: Sequence[DeviceResult], node_name: str) -> dict[str,
             }
         if selector is not None:
             terms = selector.get("nodeSelectorTerms") or []
+            if len(terms) > 1:
+                raise NodeSelectorTermsError(
+                    f"unsupported ResourceSlice.NodeSelector with {len(terms)} terms"
+                )
             if len(terms) == 1:
                 for target, source in (
                     (fields, terms[0].get("matchFields") or []),

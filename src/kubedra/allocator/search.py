@@ -22,7 +22,7 @@ from kubedra.allocator.explain import Recorder
 from kubedra.allocator.inventory import DeviceInfo, Inventory, NodeView
 from kubedra.allocator.nodeselect import NodeInfo
 from kubedra.allocator.quantities import Number
-from kubedra.allocator.results import build_allocation
+from kubedra.allocator.results import NodeSelectorTermsError, build_allocation
 from kubedra.allocator.selectors import SelectorFailure
 from kubedra.allocator.state import AllocatedState
 
@@ -123,15 +123,18 @@ class Search:
             return None
         allocations = []
         for claim_index, claim in enumerate(self.claims):
-            allocations.append(
-                build_allocation(
+            try:
+                allocation = build_allocation(
                     claim,
                     self.results[claim_index],
                     self._selected_options(claim_index, claim),
                     self.node.name,
                     self.features,
                 )
-            )
+            except NodeSelectorTermsError as err:
+                name = claim.label.split("/", 1)[-1]
+                raise AllocationError(f"create NodeSelector for claim {name}: {err}") from None
+            allocations.append(allocation)
         return allocations
 
     def _selected_options(self, claim_index: int, claim: PreparedClaim) -> list[RequestData]:

@@ -8,6 +8,7 @@ from typing import Any
 from kubedra.allocator.engine import Allocator
 from kubedra.allocator.features import Features
 from kubedra.allocator.schedule import FirstFitScheduler
+from kubedra.api.defaults import apply_defaults
 
 MODES = ("allocate", "schedule", "cel")
 
@@ -46,9 +47,9 @@ def evaluate_allocate(case: Mapping[str, Any]) -> dict[str, Any]:
         _features(case),
         _list(data, "deviceClasses", required=False),
         _list(data, "resourceSlices", required=False),
-        _list(data, "allocatedClaims", required=False),
+        _defaulted(_list(data, "allocatedClaims", required=False)),
     )
-    outcome = allocator.allocate(node, _list(data, "claims"))
+    outcome = allocator.allocate(node, _defaulted(_list(data, "claims")))
     if outcome.ok:
         return {
             "ok": True,
@@ -73,16 +74,21 @@ def evaluate_schedule(case: Mapping[str, Any]) -> dict[str, Any]:
         _features(case),
         _list(data, "deviceClasses", required=False),
         _list(data, "resourceSlices", required=False),
-        _list(data, "allocatedClaims", required=False),
+        _defaulted(_list(data, "allocatedClaims", required=False)),
     )
     scheduler = FirstFitScheduler(allocator, _list(data, "nodes"))
     placements = []
     for i, pod in enumerate(_list(data, "pods")):
         if not isinstance(pod, Mapping):
             raise CaseError(f"input.pods[{i}]: must be an object")
-        claims = pod.get("claims") or []
+        claims = _defaulted(pod.get("claims") or [])
         placements.append(scheduler.schedule(str(pod.get("name") or ""), claims).to_dict())
     return {"placements": placements}
+
+
+def _defaulted(objs: list[Any]) -> list[Any]:
+    """API defaulting, as the API server applies it before anything else."""
+    return [apply_defaults(o) if isinstance(o, dict) else o for o in objs]
 
 
 def _input(case: Mapping[str, Any]) -> Mapping[str, Any]:
