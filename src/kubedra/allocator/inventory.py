@@ -90,6 +90,7 @@ class DeviceInfo:
         "capacity",
         "cel",
         "consumes",
+        "counter_use",
         "driver",
         "key",
         "match_cache",
@@ -131,6 +132,11 @@ class DeviceInfo:
             )
             consumes.append((str(consumption.get("counterSet") or ""), counters))
         self.consumes = tuple(consumes)
+        self.counter_use: tuple[tuple[tuple[str, str], Number], ...] = tuple(
+            ((set_name, cname), amount)
+            for set_name, counters in consumes
+            for cname, amount in counters
+        )
         self.taints: list[Mapping[str, Any]] = list(raw.get("taints") or [])
         self.binding_conditions = raw.get("bindingConditions")
         self.binding_failure_conditions = raw.get("bindingFailureConditions")
@@ -286,6 +292,7 @@ class Inventory:
             else:
                 self.other_slices.append(s)
         self._views: dict[tuple[str, tuple[tuple[str, str], ...]], NodeView] = {}
+        self._pools: dict[tuple[Any, ...], PoolView] = {}
 
     def node_view(self, node: NodeInfo) -> NodeView:
         key = (node.name, tuple(sorted(node.labels.items())))
@@ -380,7 +387,11 @@ class Inventory:
                     pool.incomplete = True
                     result.append(pool)
                     continue
-            pool = self._build_pool(driver, name, node_slices, all_slices)
+            cache_key = (driver, name, tuple(s.index for s in node_slices), all_slices is None)
+            pool = self._pools.get(cache_key)
+            if pool is None:
+                pool = self._build_pool(driver, name, node_slices, all_slices)
+                self._pools[cache_key] = pool
             if pool.has_binding and defer_binding:
                 with_binding.append(pool)
             else:

@@ -462,28 +462,32 @@ class Search:
     # ----- shared counters -----------------------------------------------------------
 
     def _take_counters(self, device: DeviceInfo) -> bool:
+        """Add the device's counter use to this call's tally; False (and undone) when a
+        counter of its pool would be exceeded.
+
+        Only the counters the device uses can newly exceed their limit, and a pool that
+        allocated devices already overdraw admits nothing, as upstream compares all counters.
+        """
         pool = self.view.pool_by_key.get((device.driver, device.pool))
         if pool is None:
             return False
         available, negative = self.state.available_counters(pool)
-        consumed = self.consumed_counters.setdefault(pool.key, {})
-        for set_name, counters in device.consumes:
-            for cname, amount in counters:
-                k = (set_name, cname)
-                consumed[k] = consumed.get(k, 0) + amount
+        consumed = self.consumed_counters.get(pool.key)
+        if consumed is None:
+            consumed = self.consumed_counters[pool.key] = {}
         ok = not negative
-        if ok:
-            for (set_name, cname), amount in consumed.items():
-                limit = available.get(set_name, {}).get(cname)
-                if limit is not None and limit < amount:
+        for k, amount in device.counter_use:
+            total = consumed.get(k, 0) + amount
+            consumed[k] = total
+            if ok:
+                limit = available.get(k)
+                if limit is not None and limit < total:
                     ok = False
-                    break
         if not ok:
             self._release_counters(device)
         return ok
 
     def _release_counters(self, device: DeviceInfo) -> None:
         consumed = self.consumed_counters[(device.driver, device.pool)]
-        for set_name, counters in device.consumes:
-            for cname, amount in counters:
-                consumed[(set_name, cname)] -= amount
+        for k, amount in device.counter_use:
+            consumed[k] -= amount

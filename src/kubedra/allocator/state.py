@@ -25,7 +25,7 @@ class AllocatedState:
         self.pool_version: dict[tuple[str, str], int] = {}
         self.clock = 0
         self.changes: list[tuple[str, str]] = []
-        self._available: dict[tuple[str, str], tuple[int, dict[str, dict[str, Number]], bool]] = {}
+        self._available: dict[tuple[str, str], tuple[int, dict[tuple[str, str], Number], bool]] = {}
 
     def add_claims(self, claims: Iterable[Mapping[str, Any]]) -> None:
         """Add the allocation of every claim that has one (``status.allocation``)."""
@@ -59,25 +59,26 @@ class AllocatedState:
         self.pool_version[pool] = self.clock
         self.changes.append(pool)
 
-    def available_counters(self, pool: PoolView) -> tuple[dict[str, dict[str, Number]], bool]:
-        """Counters of the pool minus what allocated devices consume, and whether any is < 0."""
+    def available_counters(self, pool: PoolView) -> tuple[dict[tuple[str, str], Number], bool]:
+        """Counters of the pool minus what allocated devices consume, keyed by (set, counter),
+        and whether any of them is below zero (then no device of the pool can get counters)."""
         version = self.pool_version.get(pool.key, 0)
         cached = self._available.get(pool.key)
         if cached is not None and cached[0] == version:
             return cached[1], cached[2]
-        available = {name: dict(counters) for name, counters in pool.counter_sets.items()}
+        available = {
+            (set_name, cname): amount
+            for set_name, counters in pool.counter_sets.items()
+            for cname, amount in counters.items()
+        }
         in_use = self.in_use
         shared = self.shared
         for s in pool.counter_slices:
             for d in s.devices:
-                if d.consumes and (d.key in in_use or d.key in shared):
-                    for set_name, counters in d.consumes:
-                        target = available.get(set_name)
-                        if target is None:
-                            continue
-                        for cname, amount in counters:
-                            if cname in target:
-                                target[cname] -= amount
-        negative = any(v < 0 for counters in available.values() for v in counters.values())
+                if d.counter_use and (d.key in in_use or d.key in shared):
+                    for k, amount in d.counter_use:
+                        if k in available:
+                            available[k] -= amount
+        negative = any(v < 0 for v in available.values())
         self._available[pool.key] = (version, available, negative)
         return available, negative
