@@ -62,7 +62,7 @@ def _configs(claim: PreparedClaim, chosen: Sequence[RequestData]) -> list[dict[s
         if data.cls.name not in users:
             users[data.cls.name] = []
             classes.append(data.cls)
-        users[data.cls.name].append(slot.name)
+        users[data.cls.name].append(data.result_name)
     for cls in classes:
         names = users[cls.name]
         for config in cls.config:
