@@ -218,7 +218,9 @@ def prepare_claims(
                 claim.constraints.append(
                     ConstraintSpec(requests, str(constraint["matchAttribute"]), False)
                 )
-            elif constraint.get("distinctAttribute") is not None:
+            elif constraint.get("distinctAttribute") is not None and not features.conservative:
+                # The conservative implementation predates distinctAttribute and reports it
+                # like any unknown constraint (below).
                 claim.constraints.append(
                     ConstraintSpec(requests, str(constraint["distinctAttribute"]), True)
                 )
