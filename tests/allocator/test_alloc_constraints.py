@@ -75,3 +75,15 @@ def test_list_attributes_match_by_intersection() -> None:
 def test_list_attributes_do_not_match_without_the_gate() -> None:
     c = claim("c", request("a", count=2), constraints=[{"matchAttribute": "gpu.example.com/roots"}])
     assert allocate(_lists(["p"], ["p"]), [c], features=NO_LISTS).unschedulable
+
+
+def test_conservative_implementation_does_not_know_distinct_attribute() -> None:
+    legacy = Features(
+        consumable_capacity=False, binding_conditions=False, list_type_attributes=False
+    )
+    c = claim("c", request("a"), constraints=[{"distinctAttribute": "gpu.example.com/root"}])
+    outcome = allocate(_roots("x"), [c], features=legacy)
+    assert (
+        outcome.error
+        == "claim default/c, constraint #0: empty constraint (unsupported constraint type?)"
+    )
