@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from alloc_builders import allocate, allocated, claim, device, picked, request, result, slice_
+from alloc_builders import (
+    allocate,
+    allocated,
+    claim,
+    device,
+    device_class,
+    node,
+    picked,
+    request,
+    result,
+    slice_,
+)
+
+from kubedra.allocator.engine import Allocator
 
 from kubedra.allocator.features import Features
 
@@ -185,3 +198,22 @@ def test_binding_conditions_gate_off_makes_such_devices_unusable() -> None:
         features=Features(binding_conditions=False),
     )
     assert outcome.unschedulable
+
+
+def test_device_taint_rules_taint_the_devices_they_select() -> None:
+    from alloc_builders import device_class, node
+
+    from kubedra.allocator.engine import Allocator
+
+    rule = {
+        "apiVersion": "resource.k8s.io/v1alpha3",
+        "kind": "DeviceTaintRule",
+        "metadata": {"name": "maintenance"},
+        "spec": {
+            "deviceSelector": {"driver": "gpu.example.com", "device": "gpu-0"},
+            "taint": {"key": "maintenance", "effect": "NoSchedule"},
+        },
+    }
+    slices = [slice_("s", [device("gpu-0"), device("gpu-1")])]
+    allocator = Allocator(Features(), [device_class()], slices, [], [rule])
+    assert picked(allocator.allocate(node(), [claim("c", request("r"))])) == ["r=gpu-1"]

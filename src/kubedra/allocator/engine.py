@@ -46,9 +46,10 @@ class Allocator:
         device_classes: Iterable[Mapping[str, Any]],
         resource_slices: Iterable[Mapping[str, Any]],
         allocated_claims: Iterable[Mapping[str, Any]] = (),
+        device_taint_rules: Iterable[Mapping[str, Any]] = (),
     ) -> None:
         self.features = features
-        self.inventory = Inventory(features, device_classes, resource_slices)
+        self.inventory = Inventory(features, device_classes, resource_slices, device_taint_rules)
         self.state = AllocatedState(features)
         self.state.add_claims(allocated_claims)
 

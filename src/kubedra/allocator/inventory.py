@@ -275,6 +275,7 @@ class Inventory:
         features: Features,
         device_classes: Iterable[Mapping[str, Any]],
         resource_slices: Iterable[Mapping[str, Any]],
+        device_taint_rules: Iterable[Mapping[str, Any]] = (),
     ) -> None:
         self.features = features
         self.classes: dict[str, ClassInfo] = {}
@@ -282,6 +283,7 @@ class Inventory:
             info = ClassInfo(raw)
             self.classes[info.name] = info
         self.slices = [SliceInfo(raw, i) for i, raw in enumerate(resource_slices)]
+        _apply_taint_rules(self.slices, device_taint_rules)
         self.slices_by_pool: dict[tuple[str, str], list[SliceInfo]] = {}
         self.slices_by_node: dict[str, list[SliceInfo]] = {}
         self.other_slices: list[SliceInfo] = []
@@ -488,3 +490,21 @@ def _check_consumption(
                     if cname not in counter_set:
                         return f"counter {cname} not found in counter set {set_name}"
     return ""
+
+
+def _apply_taint_rules(slices: list[SliceInfo], rules: Iterable[Mapping[str, Any]]) -> None:
+    """Add the taints of DeviceTaintRules to the devices they select (driver, pool, device;
+    an unset field matches everything), as the scheduler's view of the slices shows them."""
+    for rule in rules:
+        spec = rule.get("spec") or {}
+        taint = spec.get("taint")
+        if not taint:
+            continue
+        selector = spec.get("deviceSelector") or {}
+        driver, pool, name = selector.get("driver"), selector.get("pool"), selector.get("device")
+        for s in slices:
+            if (driver and s.driver != driver) or (pool and s.pool != pool):
+                continue
+            for d in s.devices:
+                if not name or d.name == name:
+                    d.taints.append(taint)

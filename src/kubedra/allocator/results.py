@@ -56,7 +56,7 @@ def _configs(claim: PreparedClaim, chosen: Sequence[RequestData]) -> list[dict[s
     all_requests = len(claim.slots)
     users: dict[str, list[str]] = {}
     classes = []
-    for slot, data in zip(claim.slots, chosen, strict=True):
+    for data in chosen:
         if data.cls is None:
             continue
         if data.cls.name not in users:

@@ -48,6 +48,7 @@ def evaluate_allocate(case: Mapping[str, Any]) -> dict[str, Any]:
         _list(data, "deviceClasses", required=False),
         _list(data, "resourceSlices", required=False),
         _defaulted(_list(data, "allocatedClaims", required=False)),
+        _list(data, "deviceTaintRules", required=False),
     )
     outcome = allocator.allocate(node, _defaulted(_list(data, "claims")))
     if outcome.ok:
@@ -75,6 +76,7 @@ def evaluate_schedule(case: Mapping[str, Any]) -> dict[str, Any]:
         _list(data, "deviceClasses", required=False),
         _list(data, "resourceSlices", required=False),
         _defaulted(_list(data, "allocatedClaims", required=False)),
+        _list(data, "deviceTaintRules", required=False),
     )
     scheduler = FirstFitScheduler(allocator, _list(data, "nodes"))
     placements = []
