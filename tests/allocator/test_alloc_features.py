@@ -201,10 +201,6 @@ def test_binding_conditions_gate_off_makes_such_devices_unusable() -> None:
 
 
 def test_device_taint_rules_taint_the_devices_they_select() -> None:
-    from alloc_builders import device_class, node
-
-    from kubedra.allocator.engine import Allocator
-
     rule = {
         "apiVersion": "resource.k8s.io/v1alpha3",
         "kind": "DeviceTaintRule",
