@@ -16,7 +16,6 @@ from alloc_builders import (
 )
 
 from kubedra.allocator.engine import Allocator
-
 from kubedra.allocator.features import Features
 
 
