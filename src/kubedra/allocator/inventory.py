@@ -297,11 +297,10 @@ class Inventory:
         self._pools: dict[tuple[Any, ...], PoolView] = {}
 
     def node_view(self, node: NodeInfo) -> NodeView:
-        key = (node.name, tuple(sorted(node.labels.items())))
-        view = self._views.get(key)
+        view = self._views.get(node.key)
         if view is None:
             view = self._build_view(node)
-            self._views[key] = view
+            self._views[node.key] = view
         return view
 
     def _candidate_slices(self, node: NodeInfo) -> list[SliceInfo]:

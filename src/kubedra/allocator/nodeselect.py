@@ -8,7 +8,6 @@ error rather than a mismatch, as upstream reports it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -16,12 +15,16 @@ class NodeSelectorError(ValueError):
     """A node selector that upstream refuses to parse."""
 
 
-@dataclass(frozen=True, slots=True)
 class NodeInfo:
-    """What node selection looks at: the node's name and labels."""
+    """What node selection looks at: the node's name and labels (treat as immutable)."""
 
-    name: str
-    labels: Mapping[str, str] = field(default_factory=dict)
+    __slots__ = ("key", "labels", "name")
+
+    def __init__(self, name: str, labels: Mapping[str, str] | None = None) -> None:
+        self.name = name
+        self.labels: Mapping[str, str] = dict(labels or {})
+        # Identifies what node selection can see of this node, for caching per node.
+        self.key = (name, tuple(sorted(self.labels.items())))
 
     @classmethod
     def from_v1(cls, node: Mapping[str, Any]) -> NodeInfo:

@@ -312,6 +312,8 @@ class Search:
         admin = data.admin
         consumable = self.features.consumable_capacity
         recorder = self.recorder
+        in_use = self.state.in_use
+        allocating = self.allocating
         for pool in self.view.pools:
             if pool.incomplete or pool.invalid:
                 if recorder is not None:
@@ -320,12 +322,12 @@ class Search:
             for device in pool.devices:
                 key = device.key
                 if admin:
-                    claims_using = self.allocating.get(key)
+                    claims_using = allocating.get(key)
                     if claims_using and claim_index in claims_using:
                         if recorder is not None:
                             recorder.reject(claim.label, data.result_name, "already allocated", key)
                         continue
-                elif self._in_use(key):
+                elif key in in_use or allocating.get(key):
                     if recorder is not None:
                         recorder.reject(claim.label, data.result_name, "already allocated", key)
                     continue
