@@ -90,11 +90,13 @@ class SelectorChain:
                 return SelectorFailure(from_class, index, False, compiled)
             cel = device.cel
             if cel is None:
+                # Selectors see list-type attributes whatever the gates; only the
+                # conservative implementation leaves allowMultipleAllocations out.
                 cel = CelDevice.from_v1(
                     device.raw,
                     device.driver,
-                    list_type_attributes=self.features.list_type_attributes,
-                    consumable_capacity=self.features.consumable_capacity,
+                    list_type_attributes=True,
+                    consumable_capacity=not self.features.conservative,
                 )
                 device.cel = cel
             try:
