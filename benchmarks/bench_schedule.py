@@ -43,6 +43,7 @@ def run_one(bench_dir: Path, name: str, pods_limit: int | None, memo: bool) -> d
     expected = json.loads((bench_dir / "expected" / f"{name}.json").read_text())["placements"]
     pods = workload["pods"][:pods_limit] if pods_limit else workload["pods"]
     start = time.perf_counter()
+    cpu_start = time.process_time()
     allocator = Allocator(
         Features.from_gates(workload["features"]),
         workload["deviceClasses"],
@@ -52,6 +53,7 @@ def run_one(bench_dir: Path, name: str, pods_limit: int | None, memo: bool) -> d
     scheduler = FirstFitScheduler(allocator, workload["nodes"], memo=memo)
     placements = [scheduler.schedule(pod["name"], pod["claims"]) for pod in pods]
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
     mismatches = []
     for got, want in zip(placements, expected, strict=False):
         mine = {"pod": got.pod, "node": got.node, "nodesTried": got.nodes_tried}
@@ -64,6 +66,7 @@ def run_one(bench_dir: Path, name: str, pods_limit: int | None, memo: bool) -> d
         "pods": len(pods),
         "placed": sum(1 for p in placements if p.node is not None),
         "seconds": seconds,
+        "cpuSeconds": cpu_seconds,
         "podsPerSecond": len(pods) / seconds if seconds else float("inf"),
         "allocateCalls": scheduler.allocate_calls,
         "peakRssMiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

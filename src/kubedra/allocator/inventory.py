@@ -153,9 +153,9 @@ class SliceInfo:
     """A ResourceSlice, parsed once."""
 
     __slots__ = (
+        "_devices",
         "all_nodes",
         "count",
-        "devices",
         "driver",
         "generation",
         "has_binding_conditions",
@@ -168,6 +168,7 @@ class SliceInfo:
         "per_device_set",
         "pool",
         "raw",
+        "raw_devices",
         "shared_counters",
     )
 
@@ -198,11 +199,22 @@ class SliceInfo:
             }
             counters.append((str(counter_set.get("name") or ""), values))
         self.shared_counters = counters
-        self.devices = [
-            DeviceInfo(d, self, f"{where}.devices[{i}]")
-            for i, d in enumerate(spec.get("devices") or [])
-        ]
-        self.has_binding_conditions = any(d.binding_conditions is not None for d in self.devices)
+        self.raw_devices: list[Mapping[str, Any]] = list(spec.get("devices") or [])
+        self._devices: list[DeviceInfo] | None = None
+        self.has_binding_conditions = any(
+            d.get("bindingConditions") is not None for d in self.raw_devices
+        )
+
+    @property
+    def devices(self) -> list[DeviceInfo]:
+        """The parsed devices, built on first use: most slices of a big cluster are never
+        looked at by a first-fit search."""
+        if self._devices is None:
+            where = f"ResourceSlice {self.name}: spec"
+            self._devices = [
+                DeviceInfo(d, self, f"{where}.devices[{i}]") for i, d in enumerate(self.raw_devices)
+            ]
+        return self._devices
 
 
 class ClassInfo:
