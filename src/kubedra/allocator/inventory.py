@@ -401,10 +401,11 @@ class Inventory:
                     result.append(pool)
                     continue
             cache_key = (driver, name, tuple(s.index for s in node_slices), all_slices is None)
-            pool = self._pools.get(cache_key)
-            if pool is None:
-                pool = self._build_pool(driver, name, node_slices, all_slices)
-                self._pools[cache_key] = pool
+            cached = self._pools.get(cache_key)
+            if cached is None:
+                cached = self._build_pool(driver, name, node_slices, all_slices)
+                self._pools[cache_key] = cached
+            pool = cached
             if pool.has_binding and defer_binding:
                 with_binding.append(pool)
             else:

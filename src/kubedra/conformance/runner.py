@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubedra.allocator.engine import Allocator
@@ -100,6 +101,16 @@ def _input(case: Mapping[str, Any]) -> Mapping[str, Any]:
     return data
 
 
+def _cel_mode() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """``kubedra.conformance.cel_mode.evaluate_cel_case`` (the CEL libraries' part)."""
+    try:
+        module = importlib.import_module("kubedra.conformance.cel_mode")
+    except ImportError as err:
+        raise CaseError(f"mode cel is not available: {err}") from None
+    evaluate: Callable[[dict[str, Any]], dict[str, Any]] = module.evaluate_cel_case
+    return evaluate
+
+
 def evaluate_case(case: Mapping[str, Any]) -> dict[str, Any]:
     """kubedra's result for ``case`` (any mode)."""
     mode = case.get("mode")
@@ -108,7 +119,5 @@ def evaluate_case(case: Mapping[str, Any]) -> dict[str, Any]:
     if mode == "schedule":
         return evaluate_schedule(case)
     if mode == "cel":
-        from kubedra.conformance.cel_mode import evaluate_cel_case
-
-        return evaluate_cel_case(dict(case))
+        return _cel_mode()(dict(case))
     raise CaseError(f"mode: must be one of {', '.join(MODES)}, got {mode!r}")
