@@ -79,3 +79,41 @@ def test_fatal_error_stops_the_pod_but_not_later_pods() -> None:
     assert broken.error is not None and "claim default/c0" in broken.error
     fine = scheduler.schedule("p1", [claim("c1", request("r"))])
     assert fine.node == "node-0"
+
+
+def test_recorder_tells_class_and_request_selectors_apart() -> None:
+    slices = [
+        slice_(
+            "s",
+            [
+                device("gpu-0", attrs={"model": "T4"}),
+                device("gpu-1", attrs={"model": "A100", "mem": 16}),
+            ],
+        )
+    ]
+    cls = device_class("gpu.example.com", 'device.attributes["gpu.example.com"].model == "A100"')
+    allocator = Allocator(Features(), [cls], slices, [])
+    recorder = Recorder()
+    wants_big = request(
+        "r", selectors=[{"cel": {"expression": 'device.attributes["gpu.example.com"].mem > 32'}}]
+    )
+    assert allocator.allocate(node(), [claim("c", wants_big)], recorder).unschedulable
+    rejected = recorder.as_dict()[0]["rejected"]
+    assert isinstance(rejected, dict)
+    assert rejected["class selector false"]["examples"] == ["gpu.example.com/node-1/gpu-0"]
+    assert rejected["request selector false"]["examples"] == ["gpu.example.com/node-1/gpu-1"]
+
+
+def test_cel_runtime_error_names_the_claim_and_device() -> None:
+    slices = [slice_("s", [device("gpu-0")])]
+    allocator = Allocator(Features(), [device_class()], slices, [])
+    broken = request(
+        "r",
+        selectors=[{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "x"'}}],
+    )
+    outcome = allocator.allocate(node(), [claim("c", broken, namespace="ns")])
+    assert outcome.error is not None
+    assert outcome.error.startswith(
+        "claim ns/c: selector #0 on device gpu.example.com/node-1/gpu-0: "
+        "CEL runtime error: no such key"
+    )
