@@ -165,3 +165,8 @@ def test_priority_class_preemption_policy() -> None:
 def test_unknown_kinds_are_copied_unchanged() -> None:
     obj = {"apiVersion": "x/v1", "kind": "Y", "a": 1}
     assert apply_defaults(obj) == obj and apply_defaults(obj) is not obj
+
+
+def test_odd_type_meta_is_tolerated() -> None:
+    for obj in ({"kind": []}, {"apiVersion": {}, "kind": "Pod"}, {}):
+        assert apply_defaults(obj) == obj

@@ -29,7 +29,10 @@ def apply_defaults(obj: dict[str, Any], *, now: datetime | None = None) -> dict[
 
     ``now`` is the time written into taints without ``timeAdded``; the current time if omitted.
     """
-    defaulter = _DEFAULTERS.get((obj.get("apiVersion"), obj.get("kind")))
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    defaulter = None
+    if isinstance(api_version, str) and isinstance(kind, str):
+        defaulter = _DEFAULTERS.get((api_version, kind))
     if defaulter is None:
         return dict(obj)
     return defaulter(obj, _timestamp(now))
@@ -208,7 +211,7 @@ def _priority_class(obj: dict[str, Any], _now: str) -> dict[str, Any]:
     return out
 
 
-_DEFAULTERS: dict[tuple[Any, Any], Callable[[dict[str, Any], str], dict[str, Any]]] = {
+_DEFAULTERS: dict[tuple[str, str], Callable[[dict[str, Any], str], dict[str, Any]]] = {
     ("resource.k8s.io/v1", "ResourceClaim"): _resource_claim,
     ("resource.k8s.io/v1", "ResourceClaimTemplate"): _resource_claim_template,
     ("resource.k8s.io/v1", "ResourceSlice"): _resource_slice,
