@@ -1,0 +1,280 @@
+"""Kubernetes' CEL IP and CIDR libraries (``net.IP``, ``net.CIDR``).
+
+Kubernetes parses with Go's net/netip and additionally refuses zones and IPv4-mapped IPv6
+addresses; Python's ipaddress accepts the same textual forms once those are excluded.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from kubedra.cel.errors import CelEvaluationError
+from kubedra.cel.libs._common import STRING_TRAVERSAL_COST_FACTOR, first_arg_string_cost, nominal
+from kubedra.cel.registry import Overload, Registry
+from kubedra.cel.types import BOOL, INT, STRING, opaque
+from kubedra.gofmt import quote
+
+IP_TYPE = opaque("net.IP")
+CIDR_TYPE = opaque("net.CIDR")
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class IP:
+    __slots__ = ("addr",)
+
+    def __init__(self, addr: Address) -> None:
+        self.addr = addr
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IP) and other.addr == self.addr
+
+    def __hash__(self) -> int:
+        return hash(self.addr)
+
+    def __str__(self) -> str:
+        return str(self.addr)
+
+    def __repr__(self) -> str:
+        return f"ip({str(self)!r})"
+
+
+class CIDR:
+    """A prefix as written: the address keeps its host bits (``masked()`` clears them)."""
+
+    __slots__ = ("addr", "bits")
+
+    def __init__(self, addr: Address, bits: int) -> None:
+        self.addr = addr
+        self.bits = bits
+
+    def network(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+        return ipaddress.ip_network((self.addr, self.bits), strict=False)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CIDR) and (other.addr, other.bits) == (self.addr, self.bits)
+
+    def __hash__(self) -> int:
+        return hash((self.addr, self.bits))
+
+    def __str__(self) -> str:
+        return f"{self.addr}/{self.bits}"
+
+    def __repr__(self) -> str:
+        return f"cidr({str(self)!r})"
+
+
+def _parse_addr(raw: str) -> Address:
+    """netip.ParseAddr; raises ValueError with a netip-style reason."""
+    if not raw:
+        raise ValueError(f"ParseAddr({quote(raw)}): unable to parse IP")
+    try:
+        if ":" in raw:
+            return ipaddress.IPv6Address(raw)
+        return ipaddress.IPv4Address(raw)
+    except ValueError:
+        raise ValueError(f"ParseAddr({quote(raw)}): unable to parse IP") from None
+
+
+def parse_ip(raw: str) -> IP:
+    if "%" in raw:
+        raise CelEvaluationError("IP address with zone value is not allowed")
+    try:
+        addr = _parse_addr(raw)
+    except ValueError as err:
+        raise CelEvaluationError(
+            f"IP Address {quote(raw)} parse error during conversion from string: {err}"
+        ) from None
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        raise CelEvaluationError(f"IPv4-mapped IPv6 address {quote(raw)} is not allowed")
+    return IP(addr)
+
+
+def parse_cidr(raw: str) -> CIDR:
+    if "%" in raw:
+        raise CelEvaluationError("CIDR with zone value is not allowed")
+    addr_text, slash, bits_text = raw.rpartition("/")
+    try:
+        if not slash:
+            raise ValueError(f"netip.ParsePrefix({quote(raw)}): no '/'")
+        addr = _parse_addr(addr_text)
+        max_bits = 32 if isinstance(addr, ipaddress.IPv4Address) else 128
+        valid_bits = (
+            bits_text.isascii()
+            and bits_text.isdigit()
+            and (bits_text == "0" or not bits_text.startswith("0"))
+            and int(bits_text) <= max_bits
+        )
+        if not valid_bits:
+            raise ValueError(
+                f"netip.ParsePrefix({quote(raw)}): bad bits after slash: {quote(bits_text)}"
+            )
+    except ValueError as err:
+        raise CelEvaluationError(
+            f"network address parse error during conversion from string: {err}"
+        ) from None
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        raise CelEvaluationError(f"IPv4-mapped IPv6 address {quote(raw)} is not allowed")
+    return CIDR(addr, int(bits_text))
+
+
+def _succeeds(parse: Any, raw: str) -> bool:
+    try:
+        parse(raw)
+    except CelEvaluationError:
+        return False
+    return True
+
+
+def is_canonical(raw: str) -> bool:
+    return str(parse_ip(raw)) == raw
+
+
+def family(ip: IP) -> int:
+    return ip.addr.version
+
+
+def is_unspecified(ip: IP) -> bool:
+    return ip.addr.is_unspecified
+
+
+def is_loopback(ip: IP) -> bool:
+    a = ip.addr
+    if isinstance(a, ipaddress.IPv4Address):
+        return a.packed[0] == 127
+    return a == ipaddress.IPv6Address("::1")
+
+
+def is_link_local_multicast(ip: IP) -> bool:
+    p = ip.addr.packed
+    if len(p) == 4:
+        return p[0] == 224 and p[1] == 0 and p[2] == 0
+    return p[0] == 0xFF and p[1] & 0x0F == 0x02
+
+
+def is_link_local_unicast(ip: IP) -> bool:
+    p = ip.addr.packed
+    if len(p) == 4:
+        return p[0] == 169 and p[1] == 254
+    return p[0] == 0xFE and p[1] & 0xC0 == 0x80
+
+
+def is_global_unicast(ip: IP) -> bool:
+    a = ip.addr
+    p = a.packed
+    if len(p) == 4 and p == b"\xff\xff\xff\xff":
+        return False
+    multicast = p[0] >= 224 and p[0] < 240 if len(p) == 4 else p[0] == 0xFF
+    return not (a.is_unspecified or is_loopback(ip) or multicast or is_link_local_unicast(ip))
+
+
+def cidr_contains_ip(cidr: CIDR, ip: IP | str) -> bool:
+    addr = parse_ip(ip).addr if isinstance(ip, str) else ip.addr
+    if addr.version != cidr.addr.version:
+        return False
+    return addr in cidr.network()
+
+
+def cidr_contains_cidr(cidr: CIDR, other: CIDR | str) -> bool:
+    inner = parse_cidr(other) if isinstance(other, str) else other
+    if inner.addr.version != cidr.addr.version or cidr.bits > inner.bits:
+        return False
+    masked = ipaddress.ip_network((inner.addr, cidr.bits), strict=False)
+    return masked == cidr.network()
+
+
+def cidr_masked(cidr: CIDR) -> CIDR:
+    return CIDR(cidr.network().network_address, cidr.bits)
+
+
+def _contains_cost(args: Any, _result: Any) -> int:
+    size = len(str(args[0]))
+    cost = int(-(-(2 * size) * STRING_TRAVERSAL_COST_FACTOR // 1))
+    if isinstance(args[1], str):
+        cost += int(-(-len(args[1]) * STRING_TRAVERSAL_COST_FACTOR // 1))
+    return cost
+
+
+def register(registry: Registry) -> None:
+    registry.value_type(IP, IP_TYPE)
+    registry.value_type(CIDR, CIDR_TYPE)
+    add = registry.add
+    sc = first_arg_string_cost
+    add("ip", Overload("string_to_ip", (STRING,), IP_TYPE, parse_ip, cost=sc))
+    add("isIP", Overload("is_ip", (STRING,), BOOL, lambda s: _succeeds(parse_ip, s), cost=sc))
+    add(
+        "ip.isCanonical",
+        Overload("ip_is_canonical", (STRING,), BOOL, is_canonical, cost=lambda a, r: 2 * sc(a, r)),
+    )
+    add("family", Overload("ip_family", (IP_TYPE,), INT, family, member=True, cost=nominal))
+    for name, oid, impl in (
+        ("isUnspecified", "ip_is_unspecified", is_unspecified),
+        ("isLoopback", "ip_is_loopback", is_loopback),
+        ("isLinkLocalMulticast", "ip_is_link_local_multicast", is_link_local_multicast),
+        ("isLinkLocalUnicast", "ip_is_link_local_unicast", is_link_local_unicast),
+        ("isGlobalUnicast", "ip_is_global_unicast", is_global_unicast),
+    ):
+        add(name, Overload(oid, (IP_TYPE,), BOOL, impl, member=True, cost=nominal))
+    add("string", Overload("ip_to_string", (IP_TYPE,), STRING, str))
+    add("cidr", Overload("string_to_cidr", (STRING,), CIDR_TYPE, parse_cidr, cost=sc))
+    add("isCIDR", Overload("is_cidr", (STRING,), BOOL, lambda s: _succeeds(parse_cidr, s), cost=sc))
+    add(
+        "containsIP",
+        Overload(
+            "cidr_contains_ip_string",
+            (CIDR_TYPE, STRING),
+            BOOL,
+            cidr_contains_ip,
+            member=True,
+            cost=_contains_cost,
+        ),
+    )
+    add(
+        "containsIP",
+        Overload(
+            "cidr_contains_ip_ip",
+            (CIDR_TYPE, IP_TYPE),
+            BOOL,
+            cidr_contains_ip,
+            member=True,
+            cost=_contains_cost,
+        ),
+    )
+    add(
+        "containsCIDR",
+        Overload(
+            "cidr_contains_cidr_string",
+            (CIDR_TYPE, STRING),
+            BOOL,
+            cidr_contains_cidr,
+            member=True,
+            cost=_contains_cost,
+        ),
+    )
+    add(
+        "containsCIDR",
+        Overload(
+            "cidr_contains_cidr",
+            (CIDR_TYPE, CIDR_TYPE),
+            BOOL,
+            cidr_contains_cidr,
+            member=True,
+            cost=_contains_cost,
+        ),
+    )
+    add(
+        "ip",
+        Overload("cidr_ip", (CIDR_TYPE,), IP_TYPE, lambda c: IP(c.addr), member=True, cost=nominal),
+    )
+    add(
+        "masked",
+        Overload("cidr_masked", (CIDR_TYPE,), CIDR_TYPE, cidr_masked, member=True, cost=nominal),
+    )
+    add(
+        "prefixLength",
+        Overload(
+            "cidr_prefix_length", (CIDR_TYPE,), INT, lambda c: c.bits, member=True, cost=nominal
+        ),
+    )
+    add("string", Overload("cidr_to_string", (CIDR_TYPE,), STRING, str))
