@@ -329,6 +329,8 @@ class Parser:
         if name == "bind" and n == 3 and isinstance(target, ast.Ident) and target.name == "cel":
             var = self._var_name(args[0])
             return ast.Macro(offset, "bind", None, (var,), [args[1], args[2]])
+        if name == "sortBy" and n == 2:
+            return self._sort_by(offset, target, args)
         kind: str | None = None
         nvars = 0
         if n == 2 and name in _ONE_VAR_MACROS:
@@ -351,6 +353,20 @@ class Parser:
         if nvars == 2 and variables[0] == variables[1]:
             raise ParseError(args[1].offset, f"duplicate variable name: {variables[0]}")
         return ast.Macro(offset, kind, target, variables, list(args[nvars:]))
+
+    def _sort_by(self, offset: int, target: ast.Node, args: list[ast.Node]) -> ast.Node:
+        """ext lists' ``sortBy`` macro: bind the list, sort it by the mapped keys."""
+        if not isinstance(target, (ast.CreateList, ast.Select, ast.Ident, ast.Macro, ast.Call)):
+            raise ParseError(
+                target.offset,
+                "sortBy can only be applied to a list, identifier, comprehension, call or "
+                "select expression",
+            )
+        var = self._var_name(args[0])
+        bound = "@__sortBy_input__"
+        keys = ast.Macro(offset, "map", ast.Ident(offset, bound), (var,), [args[1]])
+        call = ast.Call(offset, "@sortByAssociatedKeys", [keys], ast.Ident(offset, bound))
+        return ast.Macro(offset, "bind", None, (bound,), [target, call])
 
     @staticmethod
     def _var_name(node: ast.Node) -> str:
