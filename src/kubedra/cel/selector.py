@@ -55,10 +55,18 @@ def _includes(target: Any, arg: Any) -> bool:
                     "'includes' function cannot be applied to lists longer than "
                     f"{MAX_ATTRIBUTE_VALUES} values"
                 )
-            if cel_equal(item, arg):
+            if _equal_or_false(item, arg):
                 return True
         return False
-    return cel_equal(target, arg)
+    return _equal_or_false(target, arg)
+
+
+def _equal_or_false(a: Any, b: Any) -> bool:
+    """Upstream's includes only accepts an Equal that returns true; an error is a mismatch."""
+    try:
+        return cel_equal(a, b)
+    except CelEvaluationError:
+        return False
 
 
 def _includes_estimate(sizes: Sequence[tuple[int, int]]) -> tuple[int, int]:

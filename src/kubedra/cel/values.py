@@ -202,6 +202,8 @@ def cel_equal(a: Any, b: Any) -> bool:
         if ta is dict:
             return _map_equal(a, b)
         return bool(a == b)
+    if a is None or b is None:
+        return False  # cel-go compares null before asking either side's Equal
     if ta in _NUMERIC and tb in _NUMERIC:
         return bool(a == b)
     if ta is bool or tb is bool:
