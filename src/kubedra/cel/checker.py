@@ -117,6 +117,9 @@ class Checker:
         self.variables = variables
         self.scopes: list[dict[str, CelType]] = []
         self.out: Checked | None = None
+        # > 0 inside a call to ``format``: cel-go exempts its list and map literals from the
+        # homogeneous aggregate literal validator (``"%s %d".format(["a", 1])`` compiles).
+        self.heterogeneous_ok = 0
 
     def check(self, root: ast.Node) -> Checked:
         self.out = Checked(root)
@@ -145,9 +148,17 @@ class Checker:
         return self.lookup_local(name) is not None or name in self.variables
 
     def const_value(self, node: ast.Node) -> Any:
+        """A literal's value; a list literal gives a list with NOT_CONSTANT for elements that
+        are not literals (what cel-go's format validator inspects)."""
         if isinstance(node, ast.Const):
             return node.value
+        if isinstance(node, ast.CreateList) and not any(node.optional):
+            return [self.const_value(e) for e in node.elements]
         return NOT_CONSTANT
+
+    def mismatch(self, offset: int, expected: CelType, found: CelType) -> None:
+        if not self.heterogeneous_ok:
+            self.error(offset, f"expected type '{expected}' but found '{found}'")
 
     # visitors -------------------------------------------------------------------------
 
@@ -233,10 +244,13 @@ class Checker:
         self, node: ast.Call, name: str, target: ast.Node | None, args: list[ast.Node]
     ) -> CelType:
         assert self.out is not None
+        exempt = name == "format"
+        self.heterogeneous_ok += exempt
         arg_types = []
         if target is not None:
             arg_types.append(self.visit(target))
         arg_types.extend(self.visit(a) for a in args)
+        self.heterogeneous_ok -= exempt
         candidates = self.registry.overloads(name)
         if not candidates:
             self.error(node.offset, f"undeclared reference to '{name}' (in container '')")
@@ -292,7 +306,7 @@ class Checker:
             if elem_type is None:
                 elem_type = t
             elif not agrees(t, elem_type) and t.kind != "error" and elem_type.kind != "error":
-                self.error(elem.offset, f"expected type '{elem_type}' but found '{t}'")
+                self.mismatch(elem.offset, elem_type, t)
                 homogeneous = False
             else:
                 elem_type = most_specific(elem_type, t)
@@ -316,13 +330,15 @@ class Checker:
             if key_type is None:
                 key_type = kt
             elif not agrees(kt, key_type) and kt.kind != "error" and key_type.kind != "error":
-                self.error(entry.key.offset, f"expected type '{key_type}' but found '{kt}'")
+                self.mismatch(entry.key.offset, key_type, kt)
+                key_type = DYN if self.heterogeneous_ok else key_type
             else:
                 key_type = most_specific(key_type, kt)
             if value_type is None:
                 value_type = vt
             elif not agrees(vt, value_type) and vt.kind != "error" and value_type.kind != "error":
-                self.error(entry.value.offset, f"expected type '{value_type}' but found '{vt}'")
+                self.mismatch(entry.value.offset, value_type, vt)
+                value_type = DYN if self.heterogeneous_ok else value_type
             else:
                 value_type = most_specific(value_type, vt)
         if key_type is None or value_type is None:
