@@ -8,12 +8,14 @@ from alloc_builders import (
     claim,
     device,
     device_class,
+    node,
     picked,
     request,
     result,
     slice_,
 )
 
+from kubedra.allocator.engine import Allocator
 from kubedra.allocator.features import Features
 
 GPUS = [slice_("s", [device(f"gpu-{i}") for i in range(4)])]
@@ -122,3 +124,13 @@ def test_config_from_class_comes_before_config_from_claim() -> None:
         {"source": "FromClass", **opaque_class},
         {"source": "FromClaim", "requests": ["b"], **opaque_claim},
     ]
+
+
+def test_commit_and_release_update_the_allocated_state() -> None:
+    allocator = Allocator(Features(), [device_class()], GPUS, [])
+    first = allocator.allocate(node(), [claim("a", request("r", count=4))])
+    assert first.allocations is not None
+    allocator.commit(first.allocations)
+    assert allocator.allocate(node(), [claim("b", request("r"))]).unschedulable
+    allocator.release(first.allocations)
+    assert picked(allocator.allocate(node(), [claim("b", request("r"))])) == ["r=gpu-0"]

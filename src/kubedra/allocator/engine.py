@@ -82,3 +82,8 @@ class Allocator:
         """Record allocation results so that they count as allocated from now on."""
         for allocation in allocations:
             self.state.add_results((allocation.get("devices") or {}).get("results") or [])
+
+    def release(self, allocations: Iterable[Mapping[str, Any]]) -> None:
+        """Give back allocation results recorded with ``commit`` (or as allocated claims)."""
+        for allocation in allocations:
+            self.state.remove_results((allocation.get("devices") or {}).get("results") or [])

@@ -54,6 +54,28 @@ class AllocatedState:
                 self.in_use.add(key)
             self.touch((driver, pool))
 
+    def remove_results(self, results: Iterable[Mapping[str, Any]]) -> None:
+        """Undo ``add_results`` for an allocation that is given back (claim deallocated)."""
+        for result in results:
+            if result.get("adminAccess"):
+                continue
+            driver = str(result.get("driver") or "")
+            pool = str(result.get("pool") or "")
+            key = f"{driver}/{pool}/{result.get('device') or ''}"
+            if self.features.consumable_capacity and result.get("shareID"):
+                consumed = result.get("consumedCapacity")
+                totals = self.shared.get(key)
+                if not consumed or totals is None:
+                    continue
+                for name, value in consumed.items():
+                    amount = exact(parse(value, f"consumedCapacity[{name}] of device {key}"))
+                    totals[name] = totals.get(name, 0) - amount
+                if not any(totals.values()):
+                    del self.shared[key]
+            else:
+                self.in_use.discard(key)
+            self.touch((driver, pool))
+
     def touch(self, pool: tuple[str, str]) -> None:
         self.clock += 1
         self.pool_version[pool] = self.clock
