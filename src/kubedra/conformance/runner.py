@@ -10,12 +10,9 @@ from kubedra.allocator.engine import Allocator
 from kubedra.allocator.features import Features
 from kubedra.allocator.schedule import FirstFitScheduler
 from kubedra.api.defaults import apply_defaults
+from kubedra.conformance.errors import CaseError
 
 MODES = ("allocate", "schedule", "cel")
-
-
-class CaseError(ValueError):
-    """The case file does not have the documented shape."""
 
 
 def _features(case: Mapping[str, Any]) -> Features:
