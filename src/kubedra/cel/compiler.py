@@ -18,7 +18,7 @@ calls on literals as an optimisation whose cost is still charged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection
 from typing import Any
 
 from kubedra.cel import ast
@@ -47,6 +47,7 @@ from kubedra.cel.values import (
 )
 
 Fn = Callable[[Any, list[Any]], Any]
+_ORDERING = {"_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">="}
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
 
 
@@ -200,7 +201,7 @@ class Compiler:
     def __init__(
         self,
         checked: Checked,
-        variables: Mapping[str, Callable[[Any], Any]],
+        variables: Collection[str],
         *,
         track: bool,
         limit: int,
@@ -245,18 +246,6 @@ class Compiler:
                 return scope[name]
         return None
 
-    def add_cost(self, fn: Fn, extra_cost_of: Callable[[Any], int]) -> Fn:
-        """Wrap ``fn`` so that ``extra_cost_of(result)`` is charged when tracking."""
-        if not self.track:
-            return fn
-
-        def charged(d: Any, s: list[Any]) -> Any:
-            value = fn(d, s)
-            s[0] += extra_cost_of(value)
-            return value
-
-        return charged
-
     # identifiers and selection --------------------------------------------------------
 
     def ident(self, node: ast.Ident) -> Code:
@@ -268,8 +257,8 @@ class Compiler:
             if slot in self.lazy_slots:
                 return Code(self.lazy_read(slot), 1)
             return Code(lambda d, s: s[slot], 1)
-        accessor = self.variables[node.name]
-        return Code(lambda d, s: accessor(d), 1)
+        name = node.name
+        return Code(lambda d, s: d[name], 1)
 
     def _path(self, node: ast.Node) -> tuple[str, list[str]] | None:
         """A chain of constant string keys on statically map-typed values from a global."""
@@ -306,14 +295,13 @@ class Compiler:
                 return None
 
     def path(self, name: str, keys: list[str]) -> Code:
-        accessor = self.variables[name]
         cost = 1 + len(keys)
         if len(keys) == 1:
             (k1,) = keys
 
             def path1(d: Any, s: list[Any]) -> Any:
                 try:
-                    return accessor(d)[k1]
+                    return d[name][k1]
                 except KeyError:
                     raise _no_such_key(k1) from None
 
@@ -323,7 +311,7 @@ class Compiler:
 
             def path2(d: Any, s: list[Any]) -> Any:
                 try:
-                    return accessor(d)[k1][k2]
+                    return d[name][k1][k2]
                 except KeyError as e:
                     raise _no_such_key(e.args[0]) from None
 
@@ -333,7 +321,7 @@ class Compiler:
 
             def path3(d: Any, s: list[Any]) -> Any:
                 try:
-                    return accessor(d)[k1][k2][k3]
+                    return d[name][k1][k2][k3]
                 except KeyError as e:
                     raise _no_such_key(e.args[0]) from None
 
@@ -341,7 +329,7 @@ class Compiler:
         frozen = tuple(keys)
 
         def path_n(d: Any, s: list[Any]) -> Any:
-            value = accessor(d)
+            value = d[name]
             for key in frozen:
                 try:
                     value = value[key]
@@ -396,7 +384,7 @@ class Compiler:
             return self.simple_call(lambda a, b: optional_index(a, b), args, 1)
         if name == "!_":
             return self.logical_not(args[0])
-        return self.function(name, overloads, args)
+        return self.function(name, overloads, args, [self.type_of(a) for a in operands])
 
     @staticmethod
     def _namespace(node: ast.Node | None) -> str:
@@ -415,24 +403,36 @@ class Compiler:
                 return constant(impl(*(a.const for a in args)), total)
             except CelError:
                 pass
-        return Code(self._apply(impl, [a.fn for a in args]), total)
+        return Code(self._apply(impl, args), total)
 
     @staticmethod
-    def _apply(impl: Callable[..., Any], fns: list[Fn]) -> Fn:
-        if len(fns) == 0:
+    def _apply(impl: Callable[..., Any], args: list[Code]) -> Fn:
+        """A closure calling ``impl`` on the arguments' values, with constants baked in."""
+        n = len(args)
+        if n == 0:
             return lambda d, s: impl()
-        if len(fns) == 1:
-            (f0,) = fns
+        if n == 1:
+            f0 = args[0].fn
             return lambda d, s: impl(f0(d, s))
-        if len(fns) == 2:
-            f0, f1 = fns
+        if n == 2:
+            a0, a1 = args
+            if a1.is_const:
+                f0, c1 = a0.fn, a1.const
+                return lambda d, s: impl(f0(d, s), c1)
+            if a0.is_const:
+                c0, f1 = a0.const, a1.fn
+                return lambda d, s: impl(c0, f1(d, s))
+            f0, f1 = a0.fn, a1.fn
             return lambda d, s: impl(f0(d, s), f1(d, s))
-        if len(fns) == 3:
-            f0, f1, f2 = fns
+        if n == 3:
+            f0, f1, f2 = (a.fn for a in args)
             return lambda d, s: impl(f0(d, s), f1(d, s), f2(d, s))
+        fns = [a.fn for a in args]
         return lambda d, s: impl(*[f(d, s) for f in fns])
 
-    def function(self, name: str, overloads: list[Overload], args: list[Code]) -> Code:
+    def function(
+        self, name: str, overloads: list[Overload], args: list[Code], arg_types: list[CelType]
+    ) -> Code:
         consts = tuple(a.const for a in args)
         all_const = all(a.is_const for a in args)
         arg_cost = sum(a.cost for a in args)
@@ -451,8 +451,94 @@ class Compiler:
                     return constant(impl(*consts), 0)
                 except CelEvaluationError as e:
                     raise InstantiationError(str(e)) from None
-            return self._bound_call(name, overload, impl, args, consts, all_const, arg_cost)
-        return self._dispatch_call(name, overloads, args, arg_cost)
+            inline = self._inline_comparison(name, overload, args, arg_types)
+            if inline is not None:
+                return inline
+            return self._bound_call(name, overload, impl, args, arg_types, all_const, arg_cost)
+        dispatch = self._dispatch_call(name, overloads, args, arg_cost)
+        if name in _ORDERING and not self.track:
+            return self._dyn_comparison(_ORDERING[name], args, dispatch)
+        return dispatch
+
+    @staticmethod
+    def _dyn_comparison(op: str, args: list[Code], dispatch: Code) -> Code:
+        """Ordering with a dyn operand and a literal: compare directly when the runtime
+        value is a number (cross-type numeric ordering is exact in Python and CEL) or a
+        string against a string; otherwise dispatch on the runtime types."""
+        left, right = args
+        if not right.is_const or left.is_const:
+            return dispatch
+        c = right.const
+        numbers = (int, UInt, float)
+        if type(c) in numbers:
+            accepted: tuple[type, ...] = numbers
+        elif type(c) is str:
+            accepted = (str,)
+        else:
+            return dispatch
+        f0, slow = left.fn, dispatch.fn
+        compare = {
+            "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b,
+            ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b,
+        }[op]
+        if op == ">=":
+
+            def ge(d: Any, s: list[Any]) -> Any:
+                v = f0(d, s)
+                if type(v) in accepted:
+                    return v >= c
+                return slow(d, s)
+
+            return Code(ge, dispatch.cost)
+
+        def ordered(d: Any, s: list[Any]) -> Any:
+            v = f0(d, s)
+            if type(v) in accepted:
+                return compare(v, c)
+            return slow(d, s)
+
+        return Code(ordered, dispatch.cost)
+
+    def _inline_comparison(
+        self, name: str, overload: Overload, args: list[Code], arg_types: list[CelType]
+    ) -> Code | None:
+        """Ordering of statically typed numbers, bools, timestamps and durations: a Python
+        operator in the closure itself (cost 1, no size dependence)."""
+        op = _ORDERING.get(name)
+        if op is None or any(t.kind != "prim" or t in (STRING, BYTES) for t in arg_types):
+            return None
+        if any(a.is_const for a in args) and all(a.is_const for a in args):
+            return None
+        left, right = args
+        cost = left.cost + right.cost + 1
+        f0, f1 = left.fn, right.fn
+        if right.is_const:
+            c = right.const
+            fns: dict[str, Fn] = {
+                "<": lambda d, s: f0(d, s) < c,
+                "<=": lambda d, s: f0(d, s) <= c,
+                ">": lambda d, s: f0(d, s) > c,
+                ">=": lambda d, s: f0(d, s) >= c,
+            }
+            return Code(fns[op], cost)
+        if left.is_const:
+            c = left.const
+            fns = {
+                "<": lambda d, s: c < f1(d, s),
+                "<=": lambda d, s: c <= f1(d, s),
+                ">": lambda d, s: c > f1(d, s),
+                ">=": lambda d, s: c >= f1(d, s),
+            }
+            return Code(fns[op], cost)
+        fns = {
+            "<": lambda d, s: f0(d, s) < f1(d, s),
+            "<=": lambda d, s: f0(d, s) <= f1(d, s),
+            ">": lambda d, s: f0(d, s) > f1(d, s),
+            ">=": lambda d, s: f0(d, s) >= f1(d, s),
+        }
+        return Code(fns[op], cost)
 
     def _bound_call(
         self,
@@ -460,20 +546,21 @@ class Compiler:
         overload: Overload,
         impl: Callable[..., Any],
         args: list[Code],
-        consts: tuple[Any, ...],
+        arg_types: list[CelType],
         all_const: bool,
         arg_cost: int,
     ) -> Code:
         cost = overload.cost
         if all_const and overload.result.kind not in ("list", "map"):
+            consts = tuple(a.const for a in args)
             try:
                 value = impl(*consts)
                 call_cost = cost if isinstance(cost, int) else cost(consts, value)
                 return constant(value, arg_cost + call_cost)
             except CelError:
                 pass
-        checked = self._checked_impl(name, overload, impl)
-        fn = self._apply(checked, [a.fn for a in args])
+        checked = self._checked_impl(name, overload, impl, arg_types)
+        fn = self._apply(checked, args)
         if isinstance(cost, int):
             return Code(fn, arg_cost + cost)
         if not self.track:
@@ -489,13 +576,38 @@ class Compiler:
 
         return Code(costed, arg_cost)
 
+    @staticmethod
     def _checked_impl(
-        self, name: str, overload: Overload, impl: Callable[..., Any]
+        name: str, overload: Overload, impl: Callable[..., Any], arg_types: list[CelType]
     ) -> Callable[..., Any]:
-        """Guard against values whose runtime type differs from the declaration (dyn)."""
+        """Guard the arguments that are ``dyn`` statically: their runtime type may not be
+        the declared one. Statically typed arguments need no check."""
         params = overload.params
-        if all(p.kind in ("dyn", "param") for p in params):
+        needs = [
+            p.kind not in ("dyn", "param", "free") and t.kind in ("dyn", "free", "error")
+            for p, t in zip(params, arg_types, strict=True)
+        ]
+        if not any(needs):
             return impl
+        if len(params) == 1:
+            p0 = params[0]
+
+            def guarded1(v0: Any) -> Any:
+                if not accepts(p0, v0):
+                    raise no_such_overload(name, (v0,))
+                return impl(v0)
+
+            return guarded1
+        if len(params) == 2:
+            p0, p1 = params
+            n0, n1 = needs
+
+            def guarded2(v0: Any, v1: Any) -> Any:
+                if (n0 and not accepts(p0, v0)) or (n1 and not accepts(p1, v1)):
+                    raise no_such_overload(name, (v0, v1))
+                return impl(v0, v1)
+
+            return guarded2
 
         def guarded(*values: Any) -> Any:
             for p, v in zip(params, values, strict=True):
@@ -503,45 +615,40 @@ class Compiler:
                     raise no_such_overload(name, values)
             return impl(*values)
 
-        if all(p.kind == "prim" for p in params):
-            classes = tuple(_PRIMITIVE_CLASSES[p.name] for p in params)
-            if len(classes) == 1:
-                (c0,) = classes
-
-                def guarded1(v0: Any) -> Any:
-                    if type(v0) is not c0:
-                        raise no_such_overload(name, (v0,))
-                    return impl(v0)
-
-                return guarded1
-            if len(classes) == 2:
-                c0, c1 = classes
-
-                def guarded2(v0: Any, v1: Any) -> Any:
-                    if type(v0) is not c0 or type(v1) is not c1:
-                        raise no_such_overload(name, (v0, v1))
-                    return impl(v0, v1)
-
-                return guarded2
         return guarded
 
     def _dispatch_call(
         self, name: str, overloads: list[Overload], args: list[Code], arg_cost: int
     ) -> Code:
+        """Several overloads match statically (dyn arguments): pick by runtime types,
+        remembering the choice per combination of Python classes."""
         candidates = list(overloads)
         fns = [a.fn for a in args]
         track = self.track
+        chosen: dict[tuple[type, ...], Overload | None] = {}
 
         def dispatch(d: Any, s: list[Any]) -> Any:
-            values = tuple(f(d, s) for f in fns)
-            for overload in candidates:
-                if all(accepts(p, v) for p, v in zip(overload.params, values, strict=True)):
-                    result = overload.impl(*values)
-                    cost = overload.cost
-                    if track:
-                        s[0] += cost if isinstance(cost, int) else cost(values, result)
-                    return result
-            raise no_such_overload(name, values)
+            values = tuple([f(d, s) for f in fns])
+            key = tuple([type(v) for v in values])
+            try:
+                overload = chosen[key]
+            except KeyError:
+                overload = next(
+                    (
+                        o
+                        for o in candidates
+                        if all(accepts(p, v) for p, v in zip(o.params, values, strict=True))
+                    ),
+                    None,
+                )
+                chosen[key] = overload
+            if overload is None:
+                raise no_such_overload(name, values)
+            result = overload.impl(*values)
+            if track:
+                cost = overload.cost
+                s[0] += cost if isinstance(cost, int) else cost(values, result)
+            return result
 
         return Code(dispatch, arg_cost)
 
@@ -714,13 +821,15 @@ class Compiler:
             value = impl(left.const, right.const)
             return constant(value, total + equality_cost((left.const, right.const), value))
         l_fn, r_fn = left.fn, right.fn
+        if not self.track and (right.is_const or left.is_const):
+            return Code(self._equal_constant(left, right, negate), total + 1)
         if lt.kind in ("prim", "null") and lt not in sized and rt not in sized:
-            return Code(self._apply(impl, [l_fn, r_fn]), total + 1)
+            return Code(self._apply(impl, args), total + 1)
         if right.is_const and size_of(right.const) <= 1:
             # min(size(left), size(right)) is at most 1: the cost is 1 unless left is empty.
-            return Code(self.add_cost(self._apply(impl, [l_fn, r_fn]), lambda v: 0), total + 1)
+            return Code(self._apply(impl, args), total + 1)
         if not self.track:
-            return Code(self._apply(impl, [l_fn, r_fn]), total)
+            return Code(self._apply(impl, args), total)
 
         def eq(d: Any, s: list[Any]) -> Any:
             a = l_fn(d, s)
@@ -729,6 +838,36 @@ class Compiler:
             return impl(a, b)
 
         return Code(eq, total)
+
+    @staticmethod
+    def _equal_constant(left: Code, right: Code, negate: bool) -> Fn:
+        """``x == literal``: a plain Python comparison when the runtime type matches."""
+        if right.is_const:
+            fn, c = left.fn, right.const
+        else:
+            fn, c = right.fn, left.const
+        kind = type(c)
+        if kind not in (str, int, bool, float, bytes, UInt):
+            if negate:
+                return lambda d, s: not cel_equal(fn(d, s), c)
+            return lambda d, s: cel_equal(fn(d, s), c)
+        if negate:
+
+            def not_equal(d: Any, s: list[Any]) -> Any:
+                v = fn(d, s)
+                if type(v) is kind:
+                    return v != c
+                return not cel_equal(v, c)
+
+            return not_equal
+
+        def equal(d: Any, s: list[Any]) -> Any:
+            v = fn(d, s)
+            if type(v) is kind:
+                return v == c
+            return cel_equal(v, c)
+
+        return equal
 
     def membership(self, node: ast.Call, args: list[Code]) -> Code:
         element, container = args

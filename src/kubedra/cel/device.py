@@ -60,17 +60,17 @@ def _attribute_value(attr: dict[str, Any]) -> Any:
 class CelDevice:
     """One device as CEL selectors see it.
 
-    ``value`` is the CEL map bound to ``device``; ``error`` is set when the device cannot be
+    ``variables`` binds ``device`` to its CEL map; ``error`` is set when the device cannot be
     presented to CEL at all (an unparsable version attribute), which upstream reports when
     a selector is evaluated against it.
     """
 
-    __slots__ = ("driver", "error", "name", "value")
+    __slots__ = ("driver", "error", "name", "variables")
 
     def __init__(self, name: str, driver: str, value: dict[str, Any], error: str | None) -> None:
         self.name = name
         self.driver = driver
-        self.value = value
+        self.variables = {"device": value}
         self.error = error
 
     @classmethod

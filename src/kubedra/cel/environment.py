@@ -8,7 +8,7 @@ conformance tests build others.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from functools import cache
 from typing import Any
 
@@ -67,7 +67,7 @@ class Program:
     def __init__(
         self,
         checked: Checked,
-        variables: Mapping[str, Callable[[Any], Any]],
+        variables: Collection[str],
         limit: int,
         estimated: tuple[int, int],
     ) -> None:
@@ -89,9 +89,14 @@ class Program:
     def constant(self) -> Any:
         return self._tracked.const
 
-    def evaluate(self, data: Any) -> tuple[Any, int]:
-        """The value and the actual cost; raises CelEvaluationError (or its subclass for the
-        cost limit)."""
+    @property
+    def fast_function(self) -> Callable[[Any, list[Any]], Any] | None:
+        """The untracked closure when the expression cannot exceed the cost limit."""
+        return self._fast.fn if self._fast is not None else None
+
+    def evaluate(self, data: Mapping[str, Any]) -> tuple[Any, int]:
+        """The value and the actual cost for these variable values; raises
+        CelEvaluationError (or its subclass for the cost limit)."""
         code = self._tracked
         scratch: list[Any] = [0] * self._slots
         try:
@@ -107,7 +112,7 @@ class Program:
             raise CelCostLimitError(COST_LIMIT_MESSAGE)
         return value, cost
 
-    def value(self, data: Any) -> Any:
+    def value(self, data: Mapping[str, Any]) -> Any:
         """The value only; takes the untracked fast path when the cost cannot exceed the
         limit."""
         fast = self._fast
@@ -148,14 +153,13 @@ class Environment:
     def __init__(
         self,
         registry: Registry,
-        variables: Mapping[str, tuple[CelType, Callable[[Any], Any]]],
+        variables: Mapping[str, CelType],
         *,
         limit: int = RUNTIME_COST_LIMIT,
         size_hints: SizeHints | None = None,
     ) -> None:
         self.registry = registry
-        self.declarations = {name: t for name, (t, _) in variables.items()}
-        self.accessors = {name: acc for name, (_, acc) in variables.items()}
+        self.declarations = dict(variables)
         self.limit = limit
         self.size_hints = size_hints
 
@@ -178,7 +182,7 @@ class Environment:
     def program(self, checked: Checked) -> Program:
         estimated = estimate_cost(checked, self.registry, self.size_hints)
         try:
-            return Program(checked, self.accessors, self.limit, estimated)
+            return Program(checked, list(self.declarations), self.limit, estimated)
         except InstantiationError as e:
             raise CelCompileError(f"program instantiation failed: {e}") from None
         except RecursionError:

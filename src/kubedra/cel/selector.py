@@ -15,7 +15,7 @@ from typing import Any
 
 from kubedra.cel.device import CelDevice
 from kubedra.cel.environment import RUNTIME_COST_LIMIT, Environment, Program, standard_registry
-from kubedra.cel.errors import CelCompileError, CelCostLimitError, CelEvaluationError
+from kubedra.cel.errors import CelCompileError, CelCostLimitError, CelError, CelEvaluationError
 from kubedra.cel.registry import Overload, Registry
 from kubedra.cel.types import BOOL, DYN, STRING, map_of, object_type, opaque
 from kubedra.cel.values import cel_equal, value_type
@@ -99,10 +99,6 @@ def _size_hint(path: tuple[str, ...]) -> int | None:
     return None
 
 
-def _device_value(device: CelDevice) -> Any:
-    return device.value
-
-
 @lru_cache(maxsize=4)
 def selector_environment(features: CelFeatures) -> Environment:
     base = standard_registry()
@@ -128,7 +124,7 @@ def selector_environment(features: CelFeatures) -> Environment:
     if features.consumable_capacity:
         fields["allowMultipleAllocations"] = BOOL
     device_type = object_type("kubernetes.DRADevice", fields)
-    return Environment(registry, {"device": (device_type, _device_value)}, size_hints=_size_hint)
+    return Environment(registry, {"device": device_type}, size_hints=_size_hint)
 
 
 def _enhance(error: CelEvaluationError) -> CelEvaluationError:
@@ -147,27 +143,36 @@ def _not_bool(value: Any) -> CelEvaluationError:
     return CelEvaluationError(f"CEL result of type {name} could not be converted to bool: {detail}")
 
 
+# Scratch space for untracked programs: they have no comprehension slots and never write it.
+_SCRATCH: list[Any] = [0]
+
+
 class CompiledSelector:
     """A device selector compiled once; ``matches`` is the allocator's hot path."""
 
-    __slots__ = ("_program", "_value", "estimated_max_cost", "expression")
+    __slots__ = ("_fast", "_program", "estimated_max_cost", "expression")
 
     def __init__(self, expression: str, program: Program) -> None:
         self.expression = expression
         self._program = program
-        self._value = program.value
+        self._fast = program.fast_function
         self.estimated_max_cost: int = program.estimated_max_cost
 
     def matches(self, device: CelDevice) -> bool:
         """Whether the device is selected; raises CelEvaluationError like upstream."""
-        if device.error is not None:
-            raise CelEvaluationError(device.error)
+        fast = self._fast
+        if fast is None or device.error is not None:
+            return self.evaluate(device)[0]
         try:
-            result = self._value(device)
+            result = fast(device.variables, _SCRATCH)
         except CelCostLimitError:
             raise
         except CelEvaluationError as e:
             raise _enhance(e) from None
+        except CelError:
+            raise
+        except Exception as e:
+            raise CelEvaluationError(f"internal error: {e!r}") from None
         if result is True or result is False:
             return result
         raise _not_bool(result)
@@ -177,7 +182,7 @@ class CompiledSelector:
         if device.error is not None:
             raise CelEvaluationError(device.error)
         try:
-            result, cost = self._program.evaluate(device)
+            result, cost = self._program.evaluate(device.variables)
         except CelCostLimitError:
             raise
         except CelEvaluationError as e:

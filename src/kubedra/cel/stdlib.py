@@ -409,10 +409,10 @@ def _prepare_regex(consts: tuple[Any, ...]) -> Any:
     pattern = consts[1]
     if pattern is NOT_CONSTANT or not isinstance(pattern, str):
         return None
-    search = compile_regex(pattern).search
+    test = compile_regex(pattern).matches
 
     def matches(text: str, _pattern: str) -> bool:
-        return search(text) is not None
+        return test(text)
 
     return matches
 
