@@ -209,3 +209,32 @@ def test_pod_subset_keeps_unmodeled_fields() -> None:
     }
     parsed = models.Pod.model_validate(pod)
     assert parsed.to_wire() == pod
+
+
+CORE_SUBSETS = {
+    models.Pod: "V1Pod",
+    models.Node: "V1Node",
+    models.Namespace: "V1Namespace",
+    models.PriorityClass: "V1PriorityClass",
+}
+
+
+def _subset_problems(ours: type[BaseModel], theirs: Any, path: str) -> list[str]:
+    """Every field we model exists upstream under the same wire name, recursively."""
+    their_fields = {theirs.attribute_map[attr]: typ for attr, typ in theirs.openapi_types.items()}
+    problems = []
+    for name, info in ours.model_fields.items():
+        wire = info.alias or name
+        if wire not in their_fields:
+            problems.append(f"{path}.{wire} is not upstream")
+            continue
+        our_child, their_child = _model_of(info.annotation), _upstream_class(their_fields[wire])
+        if our_child is not None and our_child is not models.ObjectMeta:
+            problems += _subset_problems(our_child, their_child, f"{path}.{wire}")
+    return problems
+
+
+@pytest.mark.parametrize("model", list(CORE_SUBSETS), ids=lambda m: m.__name__)
+def test_core_subset_uses_upstream_field_names(model: type[BaseModel]) -> None:
+    theirs = getattr(upstream, CORE_SUBSETS[model])
+    assert _subset_problems(model, theirs, model.__name__) == []

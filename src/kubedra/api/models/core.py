@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from kubedra.api.models.base import Int32, Int64, KubeModel, KubeObject, QuantityStr, Time
-from kubedra.api.models.meta import Condition, ObjectMeta
+from kubedra.api.models.meta import ObjectMeta
 
 ResourceList = dict[str, QuantityStr]
 
@@ -174,9 +174,17 @@ class NamespaceSpec(KubeModel):
     finalizers: list[str] | None = None
 
 
+class NamespaceCondition(KubeModel):
+    type: str | None = None
+    status: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    last_transition_time: Time | None = None
+
+
 class NamespaceStatus(KubeModel):
     phase: str | None = None
-    conditions: list[Condition] | None = None
+    conditions: list[NamespaceCondition] | None = None
 
 
 class Namespace(KubeObject):
