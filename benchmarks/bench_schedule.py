@@ -90,7 +90,7 @@ def main() -> int:
     names = args.workload or sorted(reference)
     header = (
         f"{'workload':<28}{'pods':>7}{'placed':>8}{'pods/s':>10}{'reference':>11}{'ratio':>8}"
-        f"{'Allocate calls':>16}{'peak RSS MiB':>14}  placements"
+        f"{'CPU s':>8}{'Allocate calls':>16}{'peak RSS MiB':>14}  placements"
     )
     print(header)
     failed = False
@@ -116,7 +116,8 @@ def main() -> int:
         rate = r["podsPerSecond"]
         print(
             f"{name:<28}{r['pods']:>7}{r['placed']:>8}{rate:>10.1f}{ref:>11.1f}"
-            f"{rate / ref:>8.2f}{r['allocateCalls']:>16,}{r['peakRssMiB']:>14.1f}  {ok}"
+            f"{rate / ref:>8.2f}{r['cpuSeconds']:>8.2f}{r['allocateCalls']:>16,}"
+            f"{r['peakRssMiB']:>14.1f}  {ok}"
         )
     return 1 if failed else 0
 
