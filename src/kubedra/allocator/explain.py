@@ -13,7 +13,7 @@ from kubedra.allocator.selectors import SelectorChain
 
 if TYPE_CHECKING:
     from kubedra.allocator.claims import RequestData
-    from kubedra.allocator.inventory import DeviceInfo, NodeView, PoolView
+    from kubedra.allocator.inventory import DeviceInfo, PoolView
 
 CLASS_SELECTOR_FALSE = "class selector false"
 REQUEST_SELECTOR_FALSE = "request selector false"
@@ -63,9 +63,7 @@ class Recorder:
         detail = pool.reason or None
         self.reject(claim, request, reason, f"{pool.driver}/{pool.name}", detail)
 
-    def unselectable(
-        self, claim: str, data: RequestData, device: DeviceInfo, view: NodeView
-    ) -> None:
+    def unselectable(self, claim: str, data: RequestData, device: DeviceInfo) -> None:
         """Work out which check of ``isSelectable`` said no (all results are cached)."""
         reason = REQUEST_SELECTOR_FALSE
         if (

@@ -36,7 +36,12 @@ class AllocationError(Exception):
         self.node_local = node_local
 
 
-_EXCEEDED = 2  # upstream's errAllocationResultMaxSizeExceeded, as a third outcome
+class _Exceeded:
+    """Upstream's errAllocationResultMaxSizeExceeded: a third search outcome besides
+    found / not found, which lets callers backtrack further or try another subrequest."""
+
+
+_EXCEEDED = _Exceeded()
 
 
 class DeviceResult:
@@ -266,7 +271,7 @@ class Search:
         sub_index: int,
         device_index: int,
         in_sub: bool,
-    ) -> bool | int:
+    ) -> bool | _Exceeded:
         if claim_index >= len(self.claims):
             return True
         claim = self.claims[claim_index]
@@ -333,7 +338,7 @@ class Search:
                     continue
                 if not self._selectable(claim, data, device):
                     if recorder is not None:
-                        recorder.unselectable(claim.label, data, device, self.view)
+                        recorder.unselectable(claim.label, data, device)
                     continue
                 if consumable and not self._capacity_fits(data, device):
                     if recorder is not None:
