@@ -117,3 +117,65 @@ def test_cel_runtime_error_names_the_claim_and_device() -> None:
         "claim ns/c: selector #0 on device gpu.example.com/node-1/gpu-0: "
         "CEL runtime error: no such key"
     )
+
+
+def _mixed_cluster(rng: random.Random) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """Nodes with plain GPUs, partitions over shared counters and a shareable device."""
+    nodes, slices = [], []
+    for i in range(5):
+        name = f"node-{i}"
+        nodes.append(node(name))
+        counters = slice_(
+            f"{name}-counters",
+            [],
+            pool=name,
+            node_name=None,
+            count=2,
+            sharedCounters=[{"name": "gpu", "counters": {"mem": {"value": "4"}}}],
+        )
+        parts = [
+            device(
+                f"part-{j}",
+                attrs={"kind": "part"},
+                consumesCounters=[{"counterSet": "gpu", "counters": {"mem": {"value": "2"}}}],
+            )
+            for j in range(rng.randint(1, 3))
+        ]
+        shared = device(
+            "shared",
+            attrs={"kind": "shared"},
+            allowMultipleAllocations=True,
+            capacity={"mem": {"value": "8"}},
+        )
+        slices += [
+            counters,
+            slice_(f"{name}-devices", [*parts, shared], pool=name, node_name=name, count=2),
+        ]
+    return nodes, slices
+
+
+def test_memo_is_sound_with_counters_and_shared_capacity() -> None:
+    for seed in range(5):
+        rng = random.Random(seed)
+        nodes, slices = _mixed_cluster(rng)
+        pods = []
+        for i in range(30):
+            kind = rng.choice(["part", "shared"])
+            selector = [
+                {"cel": {"expression": f'device.attributes["gpu.example.com"].kind == "{kind}"'}}
+            ]
+            extra: dict[str, object] = {"selectors": selector}
+            if kind == "shared":
+                extra["capacity"] = {"requests": {"mem": str(rng.randint(1, 5))}}
+            pods.append((f"pod-{i}", [claim(f"c{i}", request("r", count=1, **extra))]))
+        runs = []
+        for memo in (True, False):
+            allocator = Allocator(Features(), [device_class()], slices, [])
+            scheduler = FirstFitScheduler(allocator, nodes, memo=memo)
+            runs.append(
+                [
+                    (p.pod, p.node, p.nodes_tried)
+                    for p in (scheduler.schedule(name, claims) for name, claims in pods)
+                ]
+            )
+        assert runs[0] == runs[1], f"seed {seed}"
