@@ -23,8 +23,7 @@ def test_recorder_counts_rejections_per_request() -> None:
         )
     ]
     allocator = Allocator(Features(), [device_class()], slices, [])
-    recorder = Recorder()
-    outcome = allocator.allocate(node(), [claim("c", request("r", count=2))], recorder)
+    outcome, recorder = allocator.explain(node(), [claim("c", request("r", count=2))])
     assert outcome.unschedulable
     summary = recorder.as_dict()
     assert summary[0]["claim"] == "default/c" and summary[0]["request"] == "r"

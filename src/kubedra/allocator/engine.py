@@ -78,6 +78,15 @@ class Allocator:
             return Outcome()
         return Outcome(allocations=allocations)
 
+    def explain(
+        self,
+        node: Mapping[str, Any] | NodeInfo,
+        claims: Sequence[Mapping[str, Any]] | list[PreparedClaim],
+    ) -> tuple[Outcome, Recorder]:
+        """``allocate`` with a fresh Recorder: the outcome and why candidates were rejected."""
+        recorder = Recorder()
+        return self.allocate(node, claims, recorder), recorder
+
     def commit(self, allocations: Iterable[Mapping[str, Any]]) -> None:
         """Record allocation results so that they count as allocated from now on."""
         for allocation in allocations:
