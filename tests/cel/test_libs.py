@@ -377,6 +377,38 @@ def test_ip() -> None:
         net.parse_ip("fe80::1%eth0")
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("192.168.0.1.0", 'ParseAddr("192.168.0.1.0"): IPv4 address too long'),
+        ("2001:db8:::68",
+         'ParseAddr("2001:db8:::68"): each colon-separated field must have at least one digit '
+         '(at ":68")'),
+        ("1.2.3", 'ParseAddr("1.2.3"): IPv4 address too short'),
+        ("1.2.3.256", 'ParseAddr("1.2.3.256"): IPv4 field has value >255'),
+        ("01.2.3.4", 'ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero'),
+        ("x", 'ParseAddr("x"): unable to parse IP'),
+        ("1:2:3:4:5:6:7:8:9", 'ParseAddr("1:2:3:4:5:6:7:8:9"): trailing garbage after address '
+                              '(at "9")'),
+    ],
+)  # fmt: skip
+def test_netip_parse_errors(text: str, message: str) -> None:
+    with pytest.raises(CelEvaluationError) as info:
+        net.parse_ip(text)
+    assert str(info.value) == (
+        f'IP Address "{text}" parse error during conversion from string: {message}'
+    )
+
+
+def test_netip_accepts_what_go_accepts() -> None:
+    assert str(net.parse_ip("::")) == "::"
+    assert str(net.parse_ip("1:2:3:4:5:6:7::")) == "1:2:3:4:5:6:7:0"
+    assert str(net.parse_ip("::1.2.3.4")) == "::102:304"
+    assert str(net.parse_ip("2001:DB8::1")) == "2001:db8::1"
+    with pytest.raises(CelEvaluationError, match="at least one field of zeros"):
+        net.parse_ip("1:2:3:4::5:6:7:8")
+
+
 def test_cidr() -> None:
     c = net.parse_cidr("192.168.0.5/24")
     assert str(c) == "192.168.0.5/24"
@@ -431,3 +463,46 @@ def test_named_formats(name: str, value: str, valid: bool) -> None:
 def test_format_named() -> None:
     assert named_formats.named("dns1123Label").has_value
     assert not named_formats.named("nope").has_value
+
+
+# --- through the selector environment -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        'type(ip("192.168.0.1")) == net.IP',
+        'type(cidr("10.0.0.0/8")) == net.CIDR',
+        'type(quantity("1")) == kubernetes.Quantity',
+        'type(semver("1.0.0")) == kubernetes.Semver',
+        'type(url("https://x")) == kubernetes.URL',
+        'string(ip("192.168.0.1")) == "192.168.0.1"',
+        'sign(quantity("-1")) == -1',
+        '"%s %d".format(["a", 1]) == "a 1"',
+        "[3, 1, 2].sortBy(x, -x) == [3, 2, 1]",
+        '[semver("1.0.0")].includes(semver("1.0.0+b"))',
+        'device.attributes["d"].v != null',
+    ],
+)
+def test_library_expressions(expression: str) -> None:
+    from kubedra.cel import compile_selector
+    from kubedra.cel.device import CelDevice
+
+    device = CelDevice.from_v1({"name": "x", "attributes": {"v": {"version": "1.0.0"}}}, "d")
+    assert compile_selector(expression).matches(device) is True
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        'quantity("1").sign() == 1',
+        'isIP(cidr("192.168.0.0/24"))',
+        '"%d".format(["x"]) == "x"',
+        '"%s %s".format(["a"]) == "a"',
+    ],
+)
+def test_library_compile_errors(expression: str) -> None:
+    from kubedra.cel import CelCompileError, compile_selector
+
+    with pytest.raises(CelCompileError):
+        compile_selector(expression)

@@ -65,16 +65,132 @@ class CIDR:
         return f"cidr({str(self)!r})"
 
 
+class _AddrError(ValueError):
+    """A netip parse failure, rendered like Go's parseAddrError."""
+
+    def __init__(self, text: str, msg: str, at: str = "") -> None:
+        detail = f"ParseAddr({quote(text)}): {msg}"
+        super().__init__(f"{detail} (at {quote(at)})" if at else detail)
+
+
+def _ipv4_fields(text: str, start: int, end: int) -> bytes:
+    """Go's parseIPv4Fields over ``text[start:end]``: decimal, no leading zeros."""
+    s = text[start:end]
+    fields: list[int] = []
+    val = 0
+    digits = 0
+    for i, c in enumerate(s):
+        if "0" <= c <= "9":
+            if digits == 1 and val == 0:
+                raise _AddrError(text, "IPv4 field has octet with leading zero")
+            val = val * 10 + ord(c) - 48
+            digits += 1
+            if val > 255:
+                raise _AddrError(text, "IPv4 field has value >255")
+        elif c == ".":
+            if i == 0 or i == len(s) - 1 or s[i - 1] == ".":
+                raise _AddrError(text, "IPv4 field must have at least one digit", s[i:])
+            if len(fields) == 3:
+                raise _AddrError(text, "IPv4 address too long")
+            fields.append(val)
+            val = 0
+            digits = 0
+        else:
+            raise _AddrError(text, "unexpected character", s[i:])
+    if len(fields) < 3:
+        raise _AddrError(text, "IPv4 address too short")
+    fields.append(val)
+    return bytes(fields)
+
+
+_HEX_DIGITS = "0123456789abcdefABCDEF"
+
+
+def _parse_ipv6(text: str) -> tuple[bytes, str]:
+    """Go's netip parseIPv6: (16 address bytes, zone)."""
+    s = text
+    zone = ""
+    if "%" in s:
+        s, zone = s.split("%", 1)
+        if not zone:
+            raise _AddrError(text, "zone must be a non-empty string")
+    ip = bytearray(16)
+    ellipsis = -1
+    if s.startswith("::"):
+        ellipsis = 0
+        s = s[2:]
+        if not s:
+            return bytes(ip), zone
+    i = 0
+    while i < 16:
+        off = 0
+        acc = 0
+        while off < len(s) and s[off] in _HEX_DIGITS:
+            acc = (acc << 4) + int(s[off], 16)
+            if off > 3:
+                raise _AddrError(text, "each group must have 4 or less digits", s)
+            if acc > 0xFFFF:
+                raise _AddrError(text, "IPv6 field has value >=2^16", s)
+            off += 1
+        if off == 0:
+            raise _AddrError(text, "each colon-separated field must have at least one digit", s)
+        if off < len(s) and s[off] == ".":
+            if ellipsis < 0 and i != 12:
+                raise _AddrError(
+                    text, "embedded IPv4 address must replace the final 2 fields of the address", s
+                )
+            if i + 4 > 16:
+                raise _AddrError(
+                    text,
+                    "too many hex fields to fit an embedded IPv4 at the end of the address",
+                    s,
+                )
+            end = len(text) - (len(zone) + 1 if zone else 0)
+            ip[i : i + 4] = _ipv4_fields(text, end - len(s), end)
+            s = ""
+            i += 4
+            break
+        ip[i] = acc >> 8
+        ip[i + 1] = acc & 0xFF
+        i += 2
+        s = s[off:]
+        if not s:
+            break
+        if s[0] != ":":
+            raise _AddrError(text, "unexpected character, want colon", s)
+        if len(s) == 1:
+            raise _AddrError(text, "colon must be followed by more characters", s)
+        s = s[1:]
+        if s[0] == ":":
+            if ellipsis >= 0:
+                raise _AddrError(text, "multiple :: in address", s)
+            ellipsis = i
+            s = s[1:]
+            if not s:
+                break
+    if s:
+        raise _AddrError(text, "trailing garbage after address", s)
+    if i < 16:
+        if ellipsis < 0:
+            raise _AddrError(text, "address string too short")
+        n = 16 - i
+        ip[ellipsis + n : 16] = ip[ellipsis:i]
+        ip[ellipsis : ellipsis + n] = bytes(n)
+    elif ellipsis >= 0:
+        raise _AddrError(text, "the :: must expand to at least one field of zeros", s)
+    return bytes(ip), zone
+
+
 def _parse_addr(raw: str) -> Address:
-    """netip.ParseAddr; raises ValueError with a netip-style reason."""
-    if not raw:
-        raise ValueError(f"ParseAddr({quote(raw)}): unable to parse IP")
-    try:
-        if ":" in raw:
-            return ipaddress.IPv6Address(raw)
-        return ipaddress.IPv4Address(raw)
-    except ValueError:
-        raise ValueError(f"ParseAddr({quote(raw)}): unable to parse IP") from None
+    """Go's ``netip.ParseAddr`` (zones are refused by the callers before this)."""
+    for c in raw:
+        if c == ".":
+            return ipaddress.IPv4Address(_ipv4_fields(raw, 0, len(raw)))
+        if c == ":":
+            return ipaddress.IPv6Address(_parse_ipv6(raw)[0])
+        if c == "%":
+            raise _AddrError(raw, "missing IPv6 address")
+    raise _AddrError(raw, "unable to parse IP")
 
 
 def parse_ip(raw: str) -> IP:
@@ -94,29 +210,39 @@ def parse_ip(raw: str) -> IP:
 def parse_cidr(raw: str) -> CIDR:
     if "%" in raw:
         raise CelEvaluationError("CIDR with zone value is not allowed")
-    addr_text, slash, bits_text = raw.rpartition("/")
     try:
-        if not slash:
-            raise ValueError(f"netip.ParsePrefix({quote(raw)}): no '/'")
-        addr = _parse_addr(addr_text)
-        max_bits = 32 if isinstance(addr, ipaddress.IPv4Address) else 128
-        valid_bits = (
-            bits_text.isascii()
-            and bits_text.isdigit()
-            and (bits_text == "0" or not bits_text.startswith("0"))
-            and int(bits_text) <= max_bits
-        )
-        if not valid_bits:
-            raise ValueError(
-                f"netip.ParsePrefix({quote(raw)}): bad bits after slash: {quote(bits_text)}"
-            )
+        addr, bits = _parse_prefix(raw)
     except ValueError as err:
         raise CelEvaluationError(
             f"network address parse error during conversion from string: {err}"
         ) from None
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
         raise CelEvaluationError(f"IPv4-mapped IPv6 address {quote(raw)} is not allowed")
-    return CIDR(addr, int(bits_text))
+    return CIDR(addr, bits)
+
+
+def _parse_prefix(raw: str) -> tuple[Address, int]:
+    """Go's ``netip.ParsePrefix``: decimal bits without sign or leading zeros."""
+
+    def fail(msg: str) -> ValueError:
+        return ValueError(f"netip.ParsePrefix({quote(raw)}): {msg}")
+
+    slash = raw.rfind("/")
+    if slash < 0:
+        raise fail("no '/'")
+    try:
+        addr = _parse_addr(raw[:slash])
+    except ValueError as err:
+        raise fail(str(err)) from None
+    bits_text = raw[slash + 1 :]
+    if len(bits_text) > 1 and not ("1" <= bits_text[0] <= "9"):
+        raise fail(f"bad bits after slash: {quote(bits_text)}")
+    if not bits_text or not bits_text.isascii() or not bits_text.isdigit():
+        raise fail(f"bad bits after slash: {quote(bits_text)}")
+    bits = int(bits_text)
+    if bits > addr.max_prefixlen:
+        raise fail("prefix length out of range")
+    return addr, bits
 
 
 def _succeeds(parse: Any, raw: str) -> bool:
