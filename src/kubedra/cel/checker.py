@@ -36,7 +36,7 @@ from kubedra.cel.types import (
     optional_of,
     type_of,
 )
-from kubedra.cel.values import TypeValue, UInt
+from kubedra.cel.values import TypeValue, UInt, library_type
 
 
 @dataclass(slots=True)
@@ -78,6 +78,10 @@ TYPE_NAMES: dict[str, CelType] = {
     "google.protobuf.Timestamp": CelType("prim", "google.protobuf.Timestamp"),
     "optional_type": CelType("opaque", "optional_type"),
 }
+
+
+def _type_named(name: str) -> CelType | None:
+    return TYPE_NAMES.get(name) or library_type(name)
 
 
 def _literal_type(value: Any) -> CelType:
@@ -186,7 +190,7 @@ class Checker:
         declared = self.variables.get(node.name)
         if declared is not None:
             return declared
-        type_name = TYPE_NAMES.get(node.name)
+        type_name = _type_named(node.name)
         if type_name is not None:
             assert self.out is not None
             self.out.constants[id(node)] = TypeValue(type_name.name)
@@ -196,12 +200,13 @@ class Checker:
 
     def visit_select(self, node: ast.Select) -> CelType:
         qualified = _qualified_name(node)
-        if qualified is not None and qualified in TYPE_NAMES:
+        named = _type_named(qualified) if qualified is not None else None
+        if qualified is not None and named is not None:
             root = qualified.split(".", 1)[0]
             if not self.is_declared_name(root):
                 assert self.out is not None
-                self.out.constants[id(node)] = TypeValue(TYPE_NAMES[qualified].name)
-                return type_of(TYPE_NAMES[qualified])
+                self.out.constants[id(node)] = TypeValue(named.name)
+                return type_of(named)
         operand = self.visit(node.operand)
         inner = _optional_inner(operand)
         wrap = inner is not None or node.optional

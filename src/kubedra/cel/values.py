@@ -140,6 +140,15 @@ def register_value_type(cls: type, cel_type: CelType) -> None:
     _VALUE_TYPES[cls] = cel_type
 
 
+def library_type(name: str) -> CelType | None:
+    """A library type by its CEL name (``net.IP``, ``kubernetes.Quantity``...), for type
+    identifiers such as ``type(ip("::1")) == net.IP``."""
+    for cel_type in _VALUE_TYPES.values():
+        if cel_type.name == name:
+            return cel_type
+    return None
+
+
 def value_type(value: Any) -> CelType:
     """The CEL type of a runtime value (list and map without element types)."""
     t = type(value)
