@@ -8,7 +8,6 @@ no protobuf types); everything else in the in-scope files must pass.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -151,10 +150,6 @@ def same(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
-def _variable(name: str) -> Callable[[Any], Any]:
-    return lambda data: data[name]
-
-
 def run_test(test: Message) -> str | None:
     """None when the test passes, else the reason it fails; raises Skip when out of scope."""
     expr = text_of(test, "expr")
@@ -188,7 +183,7 @@ def run_test(test: Message) -> str | None:
             declarations.setdefault(name, DYN)
     for name in bindings:
         declarations.setdefault(name, DYN)
-    env = Environment(standard_registry(), {n: (t, _variable(n)) for n, t in declarations.items()})
+    env = Environment(standard_registry(), declarations)
     try:
         program = env.compile(expr)
     except CelCompileError as err:
