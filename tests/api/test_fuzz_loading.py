@@ -11,6 +11,7 @@ import copy
 import json
 from typing import Any
 
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ from kubedra.api.checking import check_loaded
 from kubedra.api.conversion import to_v1
 from kubedra.api.defaults import apply_defaults
 from kubedra.api.io import SUPPORTED_KINDS, dump_yaml, load_text, to_clean_wire
+from kubedra.api.io.reading import ManifestLoader, _parse_fast
 
 FUZZ = settings(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -216,3 +218,12 @@ def test_conversion_and_defaulting_accept_any_dict(obj: dict[str, Any]) -> None:
     before = copy.deepcopy(obj)
     apply_defaults(to_v1(obj))
     assert obj == before
+
+
+@settings(FUZZ, max_examples=1000)
+@given(st.lists(json_values, min_size=1, max_size=3), st.booleans())
+def test_fast_yaml_path_reads_what_pyyaml_reads(documents: list[Any], flow: bool) -> None:
+    text = yaml.safe_dump_all(documents, default_flow_style=flow)
+    fast = _parse_fast(text)
+    if fast is not None:
+        assert fast == list(yaml.load_all(text, Loader=ManifestLoader))

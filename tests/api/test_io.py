@@ -228,3 +228,15 @@ def test_fast_and_pyyaml_readings_agree_on_the_examples() -> None:
         assert fast is not None, path
         slow = list(yaml.load_all(text, Loader=ManifestLoader))
         assert fast == slow, path
+
+
+def test_repeated_key_is_an_error_as_in_strict_kubernetes_decoding() -> None:
+    text = CLAIM.replace("  name: claim\n", "  name: claim\n  name: other\n")
+    [error] = load_text(text).errors
+    assert error.message == 'YAML error at line 5, column 3: key "name" already set in map'
+
+
+def test_merge_keys_may_repeat_a_key() -> None:
+    text = "base: &b {driver: d}\nobj:\n  <<: *b\n  driver: e\n"
+    [document] = load_text(text).errors  # not a Kubernetes object, but it parsed
+    assert document.message == "apiVersion and kind not set"

@@ -24,7 +24,24 @@ _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoade
 
 
 class ManifestLoader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """The C safe loader without YAML 1.1 timestamps: Kubernetes keeps times as strings."""
+    """The C safe loader, read as Kubernetes reads manifests: timestamps stay strings, and a key
+    repeated in one mapping is an error (``key "name" already set in map``)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[tuple[str, str]] = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == MERGE_TAG:
+                continue
+            key = (key_node.tag, key_node.value)
+            if key in seen:
+                problem = f"key {json.dumps(key_node.value)} already set in map"
+                raise yaml.constructor.ConstructorError(None, None, problem, key_node.start_mark)
+            seen.add(key)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
+
+
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 ManifestLoader.yaml_implicit_resolvers = {
@@ -46,6 +63,8 @@ pattern per leading context because a literal prefix lets the regex engine skip 
 
 _STREAM_PREFIX = "--- 0\n...\n"
 """A document put before the text so that the fast parser always returns a list of them."""
+
+_TAG = re.compile(r"(?:^|[\s\[{,:\-])![^=\s]")
 
 _ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s*,\]}]")
 
@@ -185,7 +204,9 @@ def parse_yaml(text: str, source: str) -> Iterator[RawDocument | LoadError]:
 
 def _parse_fast(text: str) -> list[Any] | None:
     """The documents, or None when the fast parser must not or cannot read the text."""
-    if ("*" in text and _ALIAS.search(text)) or any(p.search(text) for p in _YAML_1_1_ONLY):
+    if "<<" in text or ("*" in text and _ALIAS.search(text)) or ("!" in text and _TAG.search(text)):
+        return None  # merge keys, aliases and tags: PyYAML's handling is the reference
+    if any(pattern.search(text) for pattern in _YAML_1_1_ONLY):
         return None
     try:
         parsed = yaml_rs.loads(_STREAM_PREFIX + text, parse_datetime=False)
@@ -229,9 +250,14 @@ def _parse_pyyaml(text: str, source: str) -> Iterator[RawDocument | LoadError]:
 def _describe_yaml_error(error: yaml.MarkedYAMLError) -> str:
     mark = error.problem_mark or error.context_mark
     problem = error.problem or error.context or "invalid YAML"
+    kind = (
+        "YAML error"
+        if isinstance(error, yaml.constructor.ConstructorError)
+        else "YAML syntax error"
+    )
     if mark is None:
-        return f"YAML syntax error: {problem}"
-    return f"YAML syntax error at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+        return f"{kind}: {problem}"
+    return f"{kind} at line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
 class _AliasGuard:
