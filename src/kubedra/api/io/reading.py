@@ -44,8 +44,23 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc,valid-type]
 MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
+FLOAT_TAG = "tag:yaml.org,2002:float"
+TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+_GO_EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+"""Floats with an exponent that Go's YAML reads (``1e3``, ``1.5E-2``) but PyYAML's YAML 1.1
+pattern does not (it wants a dot and a signed exponent)."""
+
+
+def _manifest_resolver(tag: str, regexp: re.Pattern[str]) -> tuple[str, re.Pattern[str]]:
+    if tag != FLOAT_TAG:
+        return tag, regexp
+    combined = f"(?:{regexp.pattern})|(?:{_GO_EXPONENT_FLOAT.pattern})"
+    return tag, re.compile(combined, regexp.flags)
+
+
 ManifestLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [_manifest_resolver(tag, regexp) for tag, regexp in resolvers if tag != TIMESTAMP_TAG]
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
 }
 
