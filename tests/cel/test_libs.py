@@ -173,9 +173,9 @@ def test_find_and_find_all() -> None:
     ],
 )
 def test_regex_errors_use_go_text(pattern: str, message: str) -> None:
-    with pytest.raises(ValueError) as info:
-        regex.compile_regex(pattern)
-    assert str(info.value) == message
+    with pytest.raises(CelEvaluationError) as info:
+        regex.find("x", pattern)
+    assert str(info.value) == "Illegal regex: " + message
 
 
 # --- ext strings --------------------------------------------------------------------------

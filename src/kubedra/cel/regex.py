@@ -161,6 +161,10 @@ class Regex:
             return fast.search(text) is not None
         return self._re2.search(text) is not None
 
+    def search(self, text: str, pos: int = 0) -> Any:
+        """RE2's leftmost-first match starting at ``pos`` (None when there is none)."""
+        return self._re2.search(text, pos)
+
 
 @functools.lru_cache(maxsize=4096)
 def compile_regex(pattern: str) -> Regex:
