@@ -8,6 +8,7 @@ no protobuf types); everything else in the in-scope files must pass.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 import textproto
 from textproto import Message, first, text_of
 
+from kubedra.cel.checker import PLAIN_CEL
 from kubedra.cel.environment import Environment, standard_registry
 from kubedra.cel.errors import CelCompileError, CelEvaluationError
 from kubedra.cel.types import (
@@ -178,17 +180,14 @@ def run_test(test: Message) -> str | None:
         if "any_eval_errors" in test or "unknown" in test or "any_unknowns" in test:
             raise Skip("unknown-value or error-set expectations")
         expected = True  # a test without an outcome expects true
-    if test.get("disable_check", ["false"])[0] == "true":
-        for name in bindings:
-            declarations.setdefault(name, DYN)
     for name in bindings:
         declarations.setdefault(name, DYN)
-    env = Environment(standard_registry(), declarations)
+    unchecked = test.get("disable_check", ["false"])[0] == "true"
+    dialect = replace(PLAIN_CEL, checked=not unchecked)
+    env = Environment(standard_registry(), declarations, dialect=dialect)
     try:
         program = env.compile(expr)
     except CelCompileError as err:
-        if expect_error and test.get("disable_check", ["false"])[0] == "true":
-            return None
         return f"compile error: {err}"
     if test.get("check_only", ["false"])[0] == "true":
         return None
@@ -236,13 +235,8 @@ def _report(name: str, passed: int, skipped: list[str], failed: list[str]) -> No
         print(f"  skipped {line}")
 
 
-# Failures still open per in-scope file (a ratchet: it may only go down, towards zero). Most
-# come from cel-spec's default environment differing from Kubernetes' (no homogeneous-literal
-# validation, no constant folding, disable_check) which kubedra.cel does not offer yet.
-KNOWN_FAILURES = {
-    "basic": 2, "comparisons": 22, "conversions": 12, "fields": 18, "logic": 5, "macros": 6,
-    "macros2": 7, "parse": 34, "plumbing": 1, "timestamps": 10, "optionals": 10,
-}  # fmt: skip
+# Failures still open per in-scope file (a ratchet: it may only go down, towards zero).
+KNOWN_FAILURES = {"comparisons": 4, "conversions": 1, "fields": 6, "parse": 17, "optionals": 5}
 
 
 @pytest.mark.parametrize("name", IN_SCOPE)

@@ -45,6 +45,27 @@ class CheckError:
     message: str
 
 
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """Checks that differ between Kubernetes' environment and plain CEL.
+
+    Kubernetes validates homogeneous aggregate literals and duration, timestamp, regex and
+    format literals, and folds constant conversions when the program is built (an invalid
+    one fails compilation). cel-spec's conformance suite runs plain CEL, where all of these
+    are left to evaluation; ``checked=False`` is its ``disable_check``: type errors and
+    unknown names become evaluation errors.
+    """
+
+    homogeneous_literals: bool = True
+    literal_validators: bool = True
+    fold_constants: bool = True
+    checked: bool = True
+
+
+KUBERNETES = Dialect()
+PLAIN_CEL = Dialect(homogeneous_literals=False, literal_validators=False, fold_constants=False)
+
+
 @dataclass(slots=True)
 class Checked:
     """The checker's annotations, keyed by ``id(node)``."""
@@ -57,6 +78,7 @@ class Checked:
     # Member-style calls whose target is really a namespace (``optional.of``, ``lists.range``).
     namespaced: set[int] = field(default_factory=set)
     errors: list[CheckError] = field(default_factory=list)
+    dialect: Dialect = KUBERNETES
 
     def type(self, node: ast.Node) -> CelType:
         return self.types[id(node)]
@@ -116,9 +138,15 @@ def _optional_inner(t: CelType) -> CelType | None:
 
 
 class Checker:
-    def __init__(self, registry: Registry, variables: Mapping[str, CelType]) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        variables: Mapping[str, CelType],
+        dialect: Dialect = KUBERNETES,
+    ) -> None:
         self.registry = registry
         self.variables = variables
+        self.dialect = dialect
         self.scopes: list[dict[str, CelType]] = []
         self.out: Checked | None = None
         # > 0 inside a call to ``format``: cel-go exempts its list and map literals from the
@@ -126,7 +154,7 @@ class Checker:
         self.heterogeneous_ok = 0
 
     def check(self, root: ast.Node) -> Checked:
-        self.out = Checked(root)
+        self.out = Checked(root, dialect=self.dialect)
         self.visit(root)
         self.out.errors.sort(key=lambda e: e.offset)
         return self.out
@@ -135,10 +163,13 @@ class Checker:
 
     def error(self, offset: int, message: str) -> None:
         assert self.out is not None
-        self.out.errors.append(CheckError(offset, message))
+        if self.dialect.checked:
+            self.out.errors.append(CheckError(offset, message))
 
     def set(self, node: ast.Node, t: CelType) -> CelType:
         assert self.out is not None
+        if t.kind == "error" and not self.dialect.checked:
+            t = DYN  # unchecked: whatever failed to type is decided at run time
         self.out.types[id(node)] = t
         return t
 
@@ -160,9 +191,12 @@ class Checker:
             return [self.const_value(e) for e in node.elements]
         return NOT_CONSTANT
 
-    def mismatch(self, offset: int, expected: CelType, found: CelType) -> None:
-        if not self.heterogeneous_ok:
-            self.error(offset, f"expected type '{expected}' but found '{found}'")
+    def mismatch(self, offset: int, expected: CelType, found: CelType) -> bool:
+        """Report a heterogeneous literal element; False when the literal may mix types."""
+        if self.heterogeneous_ok or not self.dialect.homogeneous_literals:
+            return False
+        self.error(offset, f"expected type '{expected}' but found '{found}'")
+        return True
 
     # visitors -------------------------------------------------------------------------
 
@@ -249,6 +283,14 @@ class Checker:
         self, node: ast.Call, name: str, target: ast.Node | None, args: list[ast.Node]
     ) -> CelType:
         assert self.out is not None
+        if not self.dialect.checked:
+            # Unchecked: whatever overload fits the arity is chosen by runtime types.
+            arity = len(args) + (target is not None)
+            self.out.overloads[id(node)] = [
+                o
+                for o in self.registry.overloads(name)
+                if o.member == (target is not None) and len(o.params) == arity
+            ]
         exempt = name == "format"
         self.heterogeneous_ok += exempt
         arg_types = []
@@ -289,7 +331,7 @@ class Checker:
         consts = tuple(
             self.const_value(a) for a in ([target] if target is not None else []) + list(args)
         )
-        for overload in matched:
+        for overload in matched if self.dialect.literal_validators else ():
             if overload.validate is not None:
                 message = overload.validate(consts)
                 if message is not None:
@@ -335,15 +377,15 @@ class Checker:
             if key_type is None:
                 key_type = kt
             elif not agrees(kt, key_type) and kt.kind != "error" and key_type.kind != "error":
-                self.mismatch(entry.key.offset, key_type, kt)
-                key_type = DYN if self.heterogeneous_ok else key_type
+                if not self.mismatch(entry.key.offset, key_type, kt):
+                    key_type = DYN
             else:
                 key_type = most_specific(key_type, kt)
             if value_type is None:
                 value_type = vt
             elif not agrees(vt, value_type) and vt.kind != "error" and value_type.kind != "error":
-                self.mismatch(entry.value.offset, value_type, vt)
-                value_type = DYN if self.heterogeneous_ok else value_type
+                if not self.mismatch(entry.value.offset, value_type, vt):
+                    value_type = DYN
             else:
                 value_type = most_specific(value_type, vt)
         if key_type is None or value_type is None:

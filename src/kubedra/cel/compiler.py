@@ -258,6 +258,14 @@ class Compiler:
                 return Code(self.lazy_read(slot), 1)
             return Code(lambda d, s: s[slot], 1)
         name = node.name
+        if name not in self.variables:
+            # Only reachable unchecked (cel-spec's disable_check): an evaluation error.
+            message = f"undeclared reference to '{name}' (in container '')"
+
+            def unbound(d: Any, s: list[Any]) -> Any:
+                raise CelEvaluationError(message)
+
+            return Code(unbound, 1)
         return Code(lambda d, s: d[name], 1)
 
     def _path(self, node: ast.Node) -> tuple[str, list[str]] | None:
@@ -446,7 +454,7 @@ class Compiler:
                     raise InstantiationError(str(e)) from None
                 if prepared is not None:
                     impl = prepared
-            if all_const and overload.fold:
+            if all_const and overload.fold and self.checked.dialect.fold_constants:
                 try:
                     return constant(impl(*consts), 0)
                 except CelEvaluationError as e:

@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from kubedra.cel import ast
-from kubedra.cel.checker import Checked, Checker, CheckError
+from kubedra.cel.checker import KUBERNETES, Checked, Checker, CheckError, Dialect
 from kubedra.cel.compiler import COST_LIMIT_MESSAGE, Code, Compiler, InstantiationError
 from kubedra.cel.cost import SizeHints, estimate_cost
 from kubedra.cel.errors import CelCompileError, CelCostLimitError, CelError, CelEvaluationError
@@ -157,11 +157,13 @@ class Environment:
         *,
         limit: int = RUNTIME_COST_LIMIT,
         size_hints: SizeHints | None = None,
+        dialect: Dialect = KUBERNETES,
     ) -> None:
         self.registry = registry
         self.declarations = dict(variables)
         self.limit = limit
         self.size_hints = size_hints
+        self.dialect = dialect
 
     def check(self, text: str) -> Checked:
         try:
@@ -174,7 +176,7 @@ class Environment:
             raise CelCompileError(
                 "compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded"
             ) from None
-        checked = Checker(self.registry, self.declarations).check(root)
+        checked = Checker(self.registry, self.declarations, self.dialect).check(root)
         if checked.errors:
             raise CelCompileError("compilation failed: " + format_errors(text, checked.errors))
         return checked
