@@ -24,7 +24,7 @@ def test_match_attribute_backtracks_to_a_common_value() -> None:
     c = claim("c", request("a"), request("b", count=2), constraints=[_match()])
     outcome = allocate(_roots("x", "y", "y", "y"), [c])
     assert picked(outcome) == ["a=gpu-1", "b=gpu-2", "b=gpu-3"]
-    assert allocate(_roots("x", "y", "y"), [c]).unschedulable
+    assert allocate(_roots("x", "y", "y"), [c], features=NO_LISTS).unschedulable
 
 
 def test_match_attribute_only_for_named_requests() -> None:
@@ -87,3 +87,36 @@ def test_conservative_implementation_does_not_know_distinct_attribute() -> None:
         outcome.error
         == "claim default/c, constraint #0: empty constraint (unsupported constraint type?)"
     )
+
+
+def test_devices_of_one_request_are_tried_in_pool_order_only() -> None:
+    # Upstream's newer implementations resume the search for a request's next device after
+    # the previous one (combinations): a=(gpu-1, gpu-0), which would leave "x" as the
+    # remembered value and let b take gpu-2, is never tried.
+    c = claim(
+        "c",
+        request("a", count=2),
+        request("b"),
+        constraints=[{"distinctAttribute": "gpu.example.com/root"}],
+    )
+    assert allocate(_roots("x", "y", "y"), [c], features=NO_LISTS).unschedulable
+
+
+def test_distinct_list_attributes_compare_with_the_latest_set_of_each_request() -> None:
+    # b's ["p"] overlaps a's first set but not a's latest one, which is all upstream keeps.
+    c = claim(
+        "c",
+        request("a", count=2),
+        request("b"),
+        constraints=[{"distinctAttribute": "gpu.example.com/roots"}],
+    )
+    slices = _lists(["p"], ["q"], ["p"])
+    assert picked(allocate(slices, [c])) == ["a=gpu-0", "a=gpu-1", "b=gpu-2"]
+
+
+def test_distinct_list_attributes_need_disjoint_sets() -> None:
+    c = claim(
+        "c", request("a", count=2), constraints=[{"distinctAttribute": "gpu.example.com/roots"}]
+    )
+    slices = _lists(["p", "q"], ["q", "r"], ["r", "s"])
+    assert picked(allocate(slices, [c])) == ["a=gpu-0", "a=gpu-2"]

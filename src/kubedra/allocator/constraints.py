@@ -2,7 +2,8 @@
 
 Both are checked when a device is about to be added and undone on backtracking. Two upstream
 behaviours are kept on purpose: distinctAttribute remembers one value per request (the most
-recent), and with list-type attributes matchAttribute narrows to the intersection of the
+recent, forgotten entirely when that device is taken back), also with list-type attributes,
+and with list-type attributes matchAttribute narrows to the intersection of the
 values seen so far and does not widen it again on backtracking.
 """
 
@@ -36,7 +37,7 @@ def set_value(attr: Mapping[str, Any]) -> ValueSet | None:
             return kind, frozenset((value,))
     for kind, base in _LISTS.items():
         values = attr.get(kind)
-        if values is not None:
+        if values:
             return base, frozenset(values)
     return None
 
@@ -118,17 +119,16 @@ class MatchAttribute(Constraint):
 
 
 class DistinctAttribute(Constraint):
-    """Without list-type attributes: one remembered value per request (the latest), and a
-    new device must differ from each. With them, value sets must be disjoint from the latest
-    set of the same request and from every set chosen for other requests."""
+    """One remembered attribute per request (the latest; backtracking forgets the request's
+    entry altogether), and a new device must differ from each remembered one. With list-type
+    attributes "differ" means disjoint value sets."""
 
-    __slots__ = ("count", "seen", "sets")
+    __slots__ = ("count", "seen")
 
     def __init__(self, requests: list[str], attribute: str, list_mode: bool) -> None:
         super().__init__(requests, attribute, list_mode)
         self.count = 0
-        self.seen: dict[str, Any] = {}
-        self.sets: dict[str, list[ValueSet]] = {}
+        self.seen: dict[str, Mapping[str, Any]] = {}
 
     def describe(self) -> str:
         return f"distinctAttribute {self.attribute}"
@@ -139,39 +139,29 @@ class DistinctAttribute(Constraint):
         attr = device.attrs.get(self.attribute)
         if attr is None:
             return False
+        if self.count and not self._distinct(attr):
+            return False
+        self.seen[request] = attr
+        self.count += 1
+        return True
+
+    def _distinct(self, attr: Mapping[str, Any]) -> bool:
         if self.list_mode:
             values = set_value(attr)
             if values is None:
                 return False
-            kind = values[0]
-            for owner, chosen in self.sets.items():
-                others = chosen[-1:] if owner == request else chosen
-                for other_kind, existing in others:
-                    if other_kind == kind and existing & values[1]:
-                        return False
-            self.sets.setdefault(request, []).append(values)
+            for existing in self.seen.values():
+                other = set_value(existing)
+                if other is not None and other[0] == values[0] and other[1] & values[1]:
+                    return False
             return True
         value = scalar_value(attr)
-        if self.count == 0:
-            self.seen[request] = value
-            self.count = 1
-            return True
         if value is None:
-            if self.seen:
-                return False
-        else:
-            for existing in self.seen.values():
-                if existing == value:
-                    return False
-        self.seen[request] = value
-        self.count += 1
-        return True
+            return not self.seen
+        return all(scalar_value(existing) != value for existing in self.seen.values())
 
     def remove(self, request: str, subrequest: str) -> None:
         if not self.applies(request, subrequest):
-            return
-        if self.list_mode:
-            self.sets[request].pop()
             return
         self.seen.pop(request, None)
         self.count -= 1

@@ -110,8 +110,6 @@ class Search:
         self.results: list[list[DeviceResult]] = [[] for _ in claims]
         self.allocating: dict[str, set[int]] = {}
         self.allocating_capacity: dict[str, dict[str, Number]] = {}
-        # Shareable devices already picked per request: one request never takes a device twice.
-        self.shared_picks: set[tuple[str, int, int]] = set()
         self.consumed_counters: dict[tuple[str, str], dict[tuple[str, str], Number]] = {}
 
     # ----- entry point -------------------------------------------------------------
@@ -271,7 +269,16 @@ class Search:
         sub_index: int,
         device_index: int,
         in_sub: bool,
+        start_pool: int = 0,
+        start_device: int = 0,
     ) -> bool | _Exceeded:
+        """Find a device for the given position, then recurse for the next one.
+
+        ``start_pool`` / ``start_device`` say where the search for the next device of the
+        same request resumes: upstream's newer implementations pick the devices of one
+        request in pool order (combinations, never the same device twice), while the
+        conservative one starts over at the first pool for every device (permutations).
+        """
         if claim_index >= len(self.claims):
             return True
         claim = self.claims[claim_index]
@@ -319,12 +326,18 @@ class Search:
         recorder = self.recorder
         in_use = self.state.in_use
         allocating = self.allocating
-        for pool in self.view.pools:
+        pools = self.view.pools
+        resume = not self.features.conservative
+        for pool_index in range(start_pool, len(pools)):
+            pool = pools[pool_index]
             if pool.incomplete or pool.invalid:
                 if recorder is not None:
                     recorder.pool_skipped(claim.label, data.result_name, pool)
                 continue
-            for device in pool.devices:
+            devices = pool.devices
+            first = start_device if pool_index == start_pool else 0
+            for position in range(first, len(devices)):
+                device = devices[position]
                 key = device.key
                 if admin:
                     claims_using = allocating.get(key)
@@ -347,9 +360,20 @@ class Search:
                 undo = self._allocate_device(claim, claim_index, data, device, must=False)
                 if undo is None:
                     continue
-                outcome = self._allocate_one(
-                    claim_index, request_index, sub_index, device_index + 1, in_sub
-                )
+                if resume:
+                    outcome = self._allocate_one(
+                        claim_index,
+                        request_index,
+                        sub_index,
+                        device_index + 1,
+                        in_sub,
+                        pool_index,
+                        position + 1,
+                    )
+                else:
+                    outcome = self._allocate_one(
+                        claim_index, request_index, sub_index, device_index + 1, in_sub
+                    )
                 if outcome is True:
                     return True
                 undo()
@@ -376,11 +400,6 @@ class Search:
                     recorder.reject(claim.label, data.result_name, "already allocated", key)
                 return None
         if not data.admin and self._in_use(key):
-            if recorder is not None:
-                recorder.reject(claim.label, data.result_name, "already allocated", key)
-            return None
-        pick = (key, claim_index, id(data))
-        if allow_multiple and pick in self.shared_picks:
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "already allocated", key)
             return None
@@ -441,7 +460,6 @@ class Search:
             if allow_multiple:
                 consumed = self._consumption(data, device)
                 share_id = str(uuid.uuid4())
-                self.shared_picks.add(pick)
                 totals = self.allocating_capacity.setdefault(key, {})
                 for name, amount, _ in consumed or ():
                     totals[name] = totals.get(name, 0) + amount
@@ -453,7 +471,6 @@ class Search:
                 constraint.remove(base, sub)
             users.discard(claim_index)
             if allow_multiple:
-                self.shared_picks.discard(pick)
                 if consumed:
                     totals = self.allocating_capacity[key]
                     for name, amount, _ in consumed:
