@@ -109,3 +109,59 @@ def test_conservative_implementation_keeps_slice_order() -> None:
     outcome = allocate(slices, [claim("c", request("r"))], features=legacy)
     assert picked(outcome) == ["r=gpu-y"]
     assert picked(allocate(slices, [claim("c", request("r"))])) == ["r=gpu-x"]
+
+
+def _counter_pool_of(node_name: str, slice_count: int) -> list[dict[str, object]]:
+    """A partitionable pool of ``node_name``: a counter slice and a slice with two
+    partitions, only one of which fits the counters."""
+    counters = slice_(
+        f"{node_name}-counters",
+        [],
+        pool=node_name,
+        node_name=node_name,
+        count=slice_count,
+        sharedCounters=[{"name": "set", "counters": {"mem": {"value": "1"}}}],
+    )
+    parts = slice_(
+        f"{node_name}-parts",
+        [
+            device(
+                f"part-{i}",
+                consumesCounters=[{"counterSet": "set", "counters": {"mem": {"value": "1"}}}],
+            )
+            for i in range(2)
+        ],
+        pool=node_name,
+        node_name=node_name,
+        count=slice_count,
+    )
+    return [counters, parts]
+
+
+def test_counter_slices_of_other_nodes_only_matter_to_the_conservative_implementation() -> None:
+    # node-2's pool is incomplete. The newer implementations never see it from node-1; the
+    # conservative one takes every slice with shared counters and meets the incomplete pool.
+    slices = [slice_("mine", [device("gpu-0")]), *_counter_pool_of("node-2", slice_count=3)]
+    wants_all = [claim("c", request("r", allocationMode="All"))]
+    assert picked(allocate(slices, wants_all)) == ["r=gpu-0"]
+    legacy = Features(
+        consumable_capacity=False, binding_conditions=False, list_type_attributes=False
+    )
+    outcome = allocate(slices, wants_all, features=legacy)
+    assert outcome.error is not None
+    assert "resource pool gpu.example.com/node-2 is currently being updated" in outcome.error
+
+
+def test_counter_slice_found_when_the_pool_is_incomplete_without_it() -> None:
+    # The counter slice targets no node of its own (allNodes would make it relevant), so it
+    # is found through the pool's slice count and its counters still apply.
+    counters, parts = _counter_pool_of("node-1", slice_count=2)
+    counters["spec"].pop("nodeName")
+    counters["spec"]["nodeSelector"] = {
+        "nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-9"]}]}
+        ]
+    }
+    outcome = allocate([counters, parts], [claim("c", request("r"))])
+    assert picked(outcome) == ["r=part-0"]
+    assert allocate([counters, parts], [claim("c", request("r", count=2))]).unschedulable

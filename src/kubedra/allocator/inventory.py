@@ -339,11 +339,15 @@ class Inventory:
             elif s.generation == existing[0].generation:
                 existing.append(s)
 
+        # The conservative implementation takes every slice with shared counters, wherever
+        # it is; the newer ones only those that target the node (the others are found when
+        # the pool turns out to be incomplete without them).
+        counters_anywhere = features.conservative
         try:
             for s in self._candidate_slices(node):
                 if not partitionable and (s.per_device_set or s.shared_counters):
                     continue
-                if s.shared_counters:
+                if s.shared_counters and counters_anywhere:
                     add(s)
                 elif s.has_node_fields:
                     try:
@@ -460,6 +464,12 @@ class Inventory:
         pool.has_binding = any(d.binding_conditions is not None for d in pool.devices)
         if not partitionable:
             return pool
+        others: list[SliceInfo] = []
+        if all_slices is not None and len(all_slices) != len(node_slices):
+            names = {s.name for s in node_slices}
+            others = [s for s in all_slices if s.name not in names]
+            if not self.features.conservative:
+                counter_slices += [s for s in others if s.shared_counters]
         counter_sets: dict[str, dict[str, Number]] = {}
         for s in counter_slices:
             for set_name, counters in s.shared_counters:
@@ -470,9 +480,7 @@ class Inventory:
         if reason:
             return self._invalid(pool, reason)
         counted = list(device_slices)
-        if all_slices is not None and len(all_slices) != len(node_slices):
-            names = {s.name for s in node_slices}
-            others = [s for s in all_slices if s.name not in names]
+        if others:
             reason = _check_consumption(counter_sets, others)
             if reason:
                 return self._invalid(pool, reason)
