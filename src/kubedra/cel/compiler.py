@@ -444,7 +444,7 @@ class Compiler:
         consts = tuple(a.const for a in args)
         all_const = all(a.is_const for a in args)
         arg_cost = sum(a.cost for a in args)
-        if len(overloads) == 1:
+        if len(overloads) == 1 and self.checked.dialect.checked:
             overload = overloads[0]
             impl = overload.impl
             if overload.prepare is not None:
