@@ -87,3 +87,22 @@ def test_core_kinds_have_no_group() -> None:
     assert format_invalid(broken, validate_object(broken)) == (
         'Pod "team-a/trainer" is invalid: spec.containers: Required value'
     )
+
+
+def test_value_is_plain_json_data_for_machines() -> None:
+    slice_ = with_value(resource_slice(), ("spec", "devices", 0, "attributes", "model"), {})
+    slice_ = with_value(
+        slice_, ("spec", "devices", 1, "attributes", "model"), {"int": 1, "bool": True}
+    )
+    first, second = validate_object(slice_)
+    assert first.value == ""
+    assert second.value == {
+        "IntValue": 1,
+        "BoolValue": True,
+        "StringValue": None,
+        "VersionValue": None,
+        "IntValues": None,
+        "BoolValues": None,
+        "StringValues": None,
+        "VersionValues": None,
+    }

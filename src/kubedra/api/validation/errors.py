@@ -73,7 +73,11 @@ class FieldError:
 
     @property
     def value(self) -> object:
-        """The offending value (the contract in COMMON.md calls it ``value``)."""
+        """The offending value as plain JSON data, for machine-readable output."""
+        if isinstance(self.bad_value, GoLiteral):
+            return json.loads(self.bad_value.text)
+        if self.bad_value is OMITTED:
+            return None
         return self.bad_value
 
     def body(self) -> str:
