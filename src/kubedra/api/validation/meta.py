@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from kubedra.api.validation.errors import (
     FieldError,
@@ -19,7 +19,7 @@ from kubedra.api.validation.names import (
     validate_labels,
 )
 
-NameFn = Callable[[str, bool], list[str]]
+NameFn = Callable[[str, bool], Sequence[str]]
 
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"

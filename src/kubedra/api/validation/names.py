@@ -8,6 +8,7 @@ as Go's ``len`` does.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kubedra.api.validation.errors import FieldError, invalid
 
@@ -70,8 +71,9 @@ def _matches(pattern: re.Pattern[str], value: str) -> bool:
     return pattern.fullmatch(value) is not None
 
 
-def is_dns1123_label(value: str) -> list[str]:
-    errs = []
+@lru_cache(maxsize=16384)
+def is_dns1123_label(value: str) -> tuple[str, ...]:
+    errs: list[str] = []
     if byte_len(value) > DNS1123_LABEL_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
     if not _matches(_DNS1123_LABEL_RE, value):
@@ -79,19 +81,21 @@ def is_dns1123_label(value: str) -> list[str]:
             errs.append("must not contain dots")
         else:
             errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errs
+    return tuple(errs)
 
 
-def is_dns1123_subdomain(value: str) -> list[str]:
-    errs = []
+@lru_cache(maxsize=16384)
+def is_dns1123_subdomain(value: str) -> tuple[str, ...]:
+    errs: list[str] = []
     if byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
     if not _matches(_DNS1123_SUBDOMAIN_RE, value):
         errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
+    return tuple(errs)
 
 
-def is_qualified_name(value: str) -> list[str]:
+@lru_cache(maxsize=16384)
+def is_qualified_name(value: str) -> tuple[str, ...]:
     """A label key: optional DNS subdomain prefix, '/', and a name of at most 63 bytes."""
     parts = value.split("/")
     errs: list[str] = []
@@ -104,11 +108,11 @@ def is_qualified_name(value: str) -> list[str]:
         else:
             errs.extend("prefix part " + msg for msg in is_dns1123_subdomain(prefix))
     else:
-        return [
+        return (
             "a valid label key "
             + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+        )
     if not name:
         errs.append("name part must be non-empty")
     elif byte_len(name) > LABEL_KEY_NAME_MAX_LENGTH:
@@ -118,22 +122,24 @@ def is_qualified_name(value: str) -> list[str]:
             "name part "
             + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
         )
-    return errs
+    return tuple(errs)
 
 
-def is_label_value(value: str) -> list[str]:
-    errs = []
+@lru_cache(maxsize=16384)
+def is_label_value(value: str) -> tuple[str, ...]:
+    errs: list[str] = []
     if byte_len(value) > LABEL_VALUE_MAX_LENGTH:
         errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
     if not _matches(_LABEL_VALUE_RE, value):
         errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
+    return tuple(errs)
 
 
-def is_c_identifier(value: str) -> list[str]:
+@lru_cache(maxsize=16384)
+def is_c_identifier(value: str) -> tuple[str, ...]:
     if not _matches(_C_IDENTIFIER_RE, value):
-        return [regex_error(_C_IDENTIFIER_MSG, _C_IDENTIFIER_FMT, "my_name", "MY_NAME", "MyName")]
-    return []
+        return (regex_error(_C_IDENTIFIER_MSG, _C_IDENTIFIER_FMT, "my_name", "MY_NAME", "MyName"),)
+    return ()
 
 
 def _mask_trailing_dash(name: str) -> str:
@@ -142,12 +148,12 @@ def _mask_trailing_dash(name: str) -> str:
     return name
 
 
-def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+def name_is_dns_subdomain(name: str, prefix: bool) -> tuple[str, ...]:
     """``NameIsDNSSubdomain``: object names; a generateName prefix may end with '-'."""
     return is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
 
 
-def name_is_dns_label(name: str, prefix: bool) -> list[str]:
+def name_is_dns_label(name: str, prefix: bool) -> tuple[str, ...]:
     """``NameIsDNSLabel``: namespace names and other label-like object names."""
     return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
 

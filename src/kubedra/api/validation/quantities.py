@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from kubedra.api.quantity import ERR_FORMAT_WRONG, Quantity
 
 
@@ -18,11 +20,7 @@ def quantity_error(value: object) -> str | None:
     text = _wire_text(value)
     if text is None:
         return ERR_FORMAT_WRONG
-    try:
-        Quantity.parse(text)
-    except ValueError as exc:
-        return str(exc)
-    return None
+    return _parse(text)[1]
 
 
 def parse_quantity(value: object) -> Quantity | None:
@@ -30,7 +28,13 @@ def parse_quantity(value: object) -> Quantity | None:
     text = _wire_text(value)
     if text is None:
         return None
+    return _parse(text)[0]
+
+
+@lru_cache(maxsize=16384)
+def _parse(text: str) -> tuple[Quantity | None, str | None]:
+    """Quantities repeat across devices ("80Gi" on every GPU), so parses are cached."""
     try:
-        return Quantity.parse(text)
-    except ValueError:
-        return None
+        return Quantity.parse(text), None
+    except ValueError as exc:
+        return None, str(exc)

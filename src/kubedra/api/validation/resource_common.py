@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable
+from functools import lru_cache
 from typing import Any
 
 from kubedra.api.validation.cel_checks import validate_selector_expression
 from kubedra.api.validation.errors import (
+    ErrorType,
     FieldError,
     child,
     duplicate,
@@ -173,7 +175,22 @@ def validate_c_identifier(ident: str, path: str) -> list[FieldError]:
 
 
 def validate_qualified_name(name: str, path: str) -> list[FieldError]:
-    """Attribute/capacity names: a C identifier, optionally prefixed by a domain and '/'."""
+    """Attribute/capacity names: a C identifier, optionally prefixed by a domain and '/'.
+
+    The same few names repeat on every device of a slice, so the verdict is cached per name.
+    """
+    problems = _qualified_name_problems(name)
+    if not problems:
+        return []
+    return [FieldError(kind, path, value, detail) for kind, value, detail in problems]
+
+
+@lru_cache(maxsize=16384)
+def _qualified_name_problems(name: str) -> tuple[tuple[ErrorType, object, str], ...]:
+    return tuple((e.type, e.bad_value, e.detail) for e in _check_qualified_name(name, ""))
+
+
+def _check_qualified_name(name: str, path: str) -> list[FieldError]:
     parts = name.split("/")
     if len(parts) == 1:
         return validate_c_identifier(parts[0], path)

@@ -65,6 +65,7 @@ SEMVER_RE = re.compile(
     rf"(\+{_BUILD}(\.{_BUILD})*)?"
 )
 _LIST_ATTRIBUTE_FIELDS = ("ints", "bools", "strings", "versions")
+_LIST_ATTRIBUTE_KEYS = frozenset(_LIST_ATTRIBUTE_FIELDS)
 _NODE_ALLOCATABLE_NAMES = {"cpu", "memory", "ephemeral-storage"}
 
 
@@ -203,11 +204,13 @@ def _validate_node_selection(spec: dict, path: str) -> list[FieldError]:
 
 
 def _has_list_attribute(device: dict) -> bool:
-    return any(
-        as_dict(attr).get(name) is not None
-        for attr in as_dict(device.get("attributes")).values()
-        for name in _LIST_ATTRIBUTE_FIELDS
-    )
+    for attr in as_dict(device.get("attributes")).values():
+        attr = as_dict(attr)
+        if not _LIST_ATTRIBUTE_KEYS.isdisjoint(attr) and any(
+            attr.get(name) is not None for name in _LIST_ATTRIBUTE_FIELDS
+        ):
+            return True
+    return False
 
 
 def _uses_advanced_features(devices: list) -> bool:
@@ -222,9 +225,14 @@ def _uses_advanced_features(devices: list) -> bool:
 
 
 def _count_attribute_values(attributes: dict) -> int:
+    """Scalars count one; list attributes count their items."""
     total = 0
     for attr in attributes.values():
-        lists = sum(len(as_list(as_dict(attr).get(name))) for name in _LIST_ATTRIBUTE_FIELDS)
+        attr = as_dict(attr)
+        if _LIST_ATTRIBUTE_KEYS.isdisjoint(attr):
+            total += 1
+            continue
+        lists = sum(len(as_list(attr.get(name))) for name in _LIST_ATTRIBUTE_FIELDS)
         total += lists if lists else 1
     return total
 
@@ -363,6 +371,8 @@ def go_device_attribute(attr: dict) -> object:
 
 def validate_device_attribute(attr: dict, path: str) -> list[FieldError]:
     """Exactly one value; strings and versions at most 64 bytes; versions strict semver."""
+    if len(attr) == 1 and (attr.get("int") is not None or attr.get("bool") is not None):
+        return []  # the common case, and nothing to check
     errs: list[FieldError] = []
     num_fields = 0
     for scalar in ("bool", "int"):

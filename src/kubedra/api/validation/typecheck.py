@@ -9,7 +9,7 @@ object model keeps them); ``null`` means "not set", as it does for Go's decoder.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -64,10 +64,81 @@ def json_type_name(value: object) -> str:
 
 
 def check_types(value: object, spec: Spec, path: str) -> list[FieldError]:
-    """All type mismatches of ``value`` against ``spec``; empty when it decodes cleanly."""
+    """All type mismatches of ``value`` against ``spec``; empty when it decodes cleanly.
+
+    A compiled predicate answers the common case (no mismatch) quickly; only a failing object
+    is walked again to collect the errors with their paths.
+    """
+    if _predicate(spec)(value):
+        return []
     errs: list[FieldError] = []
     _check(value, spec, path, errs)
     return errs
+
+
+Predicate = Callable[[object], bool]
+_PREDICATES: dict[int, Predicate] = {}
+
+
+def _predicate(spec: Spec) -> Predicate:
+    """A fast "decodes cleanly" test for ``spec``, built once per schema node."""
+    found = _PREDICATES.get(id(spec))
+    if found is None:
+        found = _build_predicate(spec)
+        _PREDICATES[id(spec)] = found
+    return found
+
+
+def _build_predicate(spec: Spec) -> Predicate:
+    if isinstance(spec, Scalar):
+        return _SCALAR_PREDICATES[spec]
+    if isinstance(spec, ListOf):
+        item = _predicate(spec.item)
+        return lambda v: v is None or (isinstance(v, list) and all(item(x) for x in v))
+    if isinstance(spec, MapOf):
+        value = _predicate(spec.value)
+        return lambda v: (
+            v is None
+            or (isinstance(v, dict) and all(isinstance(k, str) and value(x) for k, x in v.items()))
+        )
+    fields = {name: _predicate(field_spec) for name, field_spec in spec.items()}
+
+    def struct(v: object) -> bool:
+        if v is None:
+            return True
+        if not isinstance(v, dict):
+            return False
+        for name, item in v.items():
+            check = fields.get(name)
+            if check is not None and not check(item):
+                return False
+        return True
+
+    return struct
+
+
+def _int_predicate(low: int, high: int) -> Predicate:
+    return lambda v: (
+        v is None or (isinstance(v, int) and not isinstance(v, bool) and low <= v <= high)
+    )
+
+
+def _quantity_ok(v: object) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, bool) or not isinstance(v, str | int | float):
+        return False
+    return quantity_error(v) is None
+
+
+_SCALAR_PREDICATES: dict[Scalar, Predicate] = {
+    Scalar.STRING: lambda v: v is None or isinstance(v, str),
+    Scalar.BOOL: lambda v: v is None or isinstance(v, bool),
+    Scalar.INT64: _int_predicate(-(2**63), 2**63 - 1),
+    Scalar.INT32: _int_predicate(-(2**31), 2**31 - 1),
+    Scalar.QUANTITY: _quantity_ok,
+    Scalar.ANY: lambda v: True,
+}
 
 
 def _check(value: object, spec: Spec, path: str, errs: list[FieldError]) -> None:
