@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kubedra.api.defaults import apply_defaults
+from kubedra.api.gcpause import paused_gc
 from kubedra.api.io import LoadedObject, LoadError, LoadResult, load_paths
 from kubedra.api.validation import FieldError, format_invalid, validate_object
 
@@ -46,6 +47,11 @@ def check_paths(paths: Iterable[str | Path]) -> Report:
 
 def check_loaded(loaded: LoadResult) -> Report:
     """Default and validate what :func:`kubedra.api.io.load_paths` (or ``load_text``) read."""
+    with paused_gc():
+        return _check(loaded)
+
+
+def _check(loaded: LoadResult) -> Report:
     report = Report(load_errors=list(loaded.errors), files=loaded.files)
     for obj in loaded.objects:
         defaulted = apply_defaults(obj.wire)

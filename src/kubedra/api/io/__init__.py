@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kubedra.api.gcpause import paused_gc
 from kubedra.api.io.decoding import (
     SUPPORTED_KINDS,
     DecodeError,
@@ -48,6 +49,11 @@ class LoadResult:
 
 def load_paths(paths: Iterable[str | Path]) -> LoadResult:
     """Load every object in the given files and directories (``-`` reads standard input)."""
+    with paused_gc():
+        return _load_paths(paths)
+
+
+def _load_paths(paths: Iterable[str | Path]) -> LoadResult:
     result = LoadResult()
     for file in manifest_files(paths):
         if isinstance(file, LoadError):
@@ -65,12 +71,13 @@ def load_paths(paths: Iterable[str | Path]) -> LoadResult:
 def load_text(text: str, source: str = "<text>", *, json_input: bool = False) -> LoadResult:
     """Load the objects of a YAML (or JSON) text, as if read from a file named ``source``."""
     result = LoadResult(files=1)
-    documents = parse_json(text, source) if json_input else parse_yaml(text, source)
-    for document in documents:
-        if isinstance(document, LoadError):
-            result.errors.append(document)
-        else:
-            result.add(decode_document(document))
+    with paused_gc():
+        documents = parse_json(text, source) if json_input else parse_yaml(text, source)
+        for document in documents:
+            if isinstance(document, LoadError):
+                result.errors.append(document)
+            else:
+                result.add(decode_document(document))
     return result
 
 
