@@ -77,6 +77,8 @@ class Checked:
     constants: dict[int, Any] = field(default_factory=dict)
     # Member-style calls whose target is really a namespace (``optional.of``, ``lists.range``).
     namespaced: set[int] = field(default_factory=set)
+    # Selections that name a declared variable with a dotted name (``a.b.c``).
+    qualified: dict[int, str] = field(default_factory=dict)
     errors: list[CheckError] = field(default_factory=list)
     dialect: Dialect = KUBERNETES
 
@@ -225,7 +227,7 @@ class Checker:
         if declared is not None:
             return declared
         type_name = _type_named(node.name)
-        if type_name is not None:
+        if type_name is not None and (self.dialect.checked or node.name != "dyn"):
             assert self.out is not None
             self.out.constants[id(node)] = TypeValue(type_name.name)
             return type_of(type_name)
@@ -234,6 +236,14 @@ class Checker:
 
     def visit_select(self, node: ast.Select) -> CelType:
         qualified = _qualified_name(node)
+        if (
+            qualified is not None
+            and qualified in self.variables
+            and not self.lookup_local(qualified.split(".", 1)[0])
+        ):
+            assert self.out is not None
+            self.out.qualified[id(node)] = qualified
+            return self.variables[qualified]
         named = _type_named(qualified) if qualified is not None else None
         if qualified is not None and named is not None:
             root = qualified.split(".", 1)[0]

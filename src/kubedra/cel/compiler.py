@@ -34,7 +34,7 @@ from kubedra.cel.stdlib import (
     optional_index,
     size_of,
 )
-from kubedra.cel.types import BYTES, STRING, CelType
+from kubedra.cel.types import BYTES, DOUBLE, STRING, CelType
 from kubedra.cel.values import (
     OPTIONAL_NONE,
     Duration,
@@ -197,6 +197,29 @@ def _is_map_like(t: CelType) -> bool:
     return t.kind in ("map", "object")
 
 
+def _numeric_dyn_comparison(op: str, f0: Fn, c: Any, slow: Fn, cost: int) -> Code:
+    """A dyn operand against an int or uint constant: ints and uints compare exactly, a
+    double operand compares against the constant converted to double (as cel-go does)."""
+    fc = float(c)
+    compare: Callable[[Any, Any], bool] = {
+        "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b,
+        ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b,
+    }[op]
+
+    def ordered(d: Any, s: list[Any]) -> Any:
+        v = f0(d, s)
+        t = type(v)
+        if t is int or t is UInt:
+            return compare(v, c)
+        if t is float:
+            return compare(v, fc)
+        return slow(d, s)
+
+    return Code(ordered, cost)
+
+
 class Compiler:
     def __init__(
         self,
@@ -273,6 +296,10 @@ class Compiler:
         keys: list[str] = []
         current = node
         while True:
+            qualified = self.checked.qualified.get(id(current))
+            if qualified is not None:
+                keys.reverse()
+                return (qualified, keys) if keys else None
             if isinstance(current, ast.Select):
                 if current.test_only or current.optional:
                     return None
@@ -348,6 +375,9 @@ class Compiler:
         return Code(path_n, cost)
 
     def select(self, node: ast.Select) -> Code:
+        qualified = self.checked.qualified.get(id(node))
+        if qualified is not None:
+            return Code(lambda d, s: d[qualified], 1)
         const = self.checked.constants.get(id(node), NOT_CONSTANT)
         if const is not NOT_CONSTANT:
             return constant(const)
@@ -485,13 +515,22 @@ class Compiler:
         else:
             return dispatch
         f0, slow = left.fn, dispatch.fn
+        if type(c) is not str:
+            # Mixed int/double ordering goes through doubles (cel-go's lossy semantics);
+            # with a double constant every number is compared as a double.
+            if type(c) is float:
+                numbers_as_float = True
+            else:
+                return _numeric_dyn_comparison(op, f0, c, slow, dispatch.cost)
+        else:
+            numbers_as_float = False
         compare = {
             "<": lambda a, b: a < b,
             "<=": lambda a, b: a <= b,
             ">": lambda a, b: a > b,
             ">=": lambda a, b: a >= b,
         }[op]
-        if op == ">=":
+        if op == ">=" and not numbers_as_float:
 
             def ge(d: Any, s: list[Any]) -> Any:
                 v = f0(d, s)
@@ -504,7 +543,7 @@ class Compiler:
         def ordered(d: Any, s: list[Any]) -> Any:
             v = f0(d, s)
             if type(v) in accepted:
-                return compare(v, c)
+                return compare(float(v), c) if numbers_as_float else compare(v, c)
             return slow(d, s)
 
         return Code(ordered, dispatch.cost)
@@ -517,6 +556,8 @@ class Compiler:
         op = _ORDERING.get(name)
         if op is None or any(t.kind != "prim" or t in (STRING, BYTES) for t in arg_types):
             return None
+        if DOUBLE in arg_types and arg_types[0] != arg_types[1]:
+            return None  # int/uint against double: the overload compares as doubles
         if any(a.is_const for a in args) and all(a.is_const for a in args):
             return None
         left, right = args
@@ -953,13 +994,21 @@ class Compiler:
         entries = [(self.compile(e.key), self.compile(e.value), e.optional) for e in node.entries]
         cost = sum(k.cost + v.cost for k, v, _ in entries)
         triples = [(k.fn, v.fn, opt) for k, v, opt in entries]
+        # Plain CEL refuses a repeated key; Kubernetes' folded literals keep the last one.
+        strict = not self.checked.dialect.fold_constants
 
         def build(d: Any, s: list[Any]) -> Any:
             out: dict[Any, Any] = {}
+            seen: set[tuple[bool, Any]] = set()
             for k_fn, v_fn, optional in triples:
                 key = k_fn(d, s)
                 if type(key) not in (str, int, UInt, bool):
                     raise CelEvaluationError(f"unsupported key type: {value_type(key).name}")
+                if strict:
+                    marker = (type(key) is bool, key)
+                    if marker in seen:
+                        raise CelEvaluationError(f"Failed with repeated key: {key}")
+                    seen.add(marker)
                 value = v_fn(d, s)
                 if optional:
                     if not isinstance(value, Optional):

@@ -77,6 +77,9 @@ class _Estimator:
         if isinstance(node, ast.Select):
             if id(node) in self.checked.constants:
                 return _Estimate(0, 0, 1)
+            qualified = self.checked.qualified.get(id(node))
+            if qualified is not None:  # a variable with a dotted name
+                return _Estimate(1, 1, self.path_size(node, (qualified,)), (qualified,))
             operand = self.visit(node.operand)
             path = (*operand.path, node.field) if operand.path is not None else None
             if node.test_only:

@@ -199,7 +199,8 @@ class Parser:
                     args = self.call_args()
                     node = self._member_call(open_paren.offset, node, name, args)
                 else:
-                    self._check_reserved(name_tok)
+                    # Reserved words are valid field names (cel-go only refuses them as
+                    # identifiers): {'as': 1}.as is 1.
                     node = ast.Select(tok.offset, node, name, optional=optional)
             elif tok.kind == "[":
                 self.next()

@@ -8,7 +8,7 @@ the dividend's sign, as in Go. Runtime costs follow cel-go's CostTracker.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kubedra.cel.errors import CelEvaluationError
@@ -150,6 +150,12 @@ def _neg_int(a: int) -> int:
 
 
 # comparisons -------------------------------------------------------------------------
+
+
+def _via_double(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    """An int or uint against a double compares as two doubles, like cel-go (so
+    9223372036854775807 and 9223372036854775808.0 are equal there)."""
+    return lambda a, b: compare(float(a), float(b))
 
 
 def _cmp_values(a: Any, b: Any) -> int:
@@ -460,7 +466,8 @@ def register(registry: Registry) -> None:
         for lname, lt in numeric:
             for rname, rt in numeric:
                 if lname != rname:
-                    op(fn, f"{prefix}_{lname}_{rname}", (lt, rt), BOOL, impl)
+                    mixed = _via_double(impl) if DOUBLE in (lt, rt) else impl
+                    op(fn, f"{prefix}_{lname}_{rname}", (lt, rt), BOOL, mixed)
 
     # arithmetic
     op("-_", "negate_int64", (INT,), INT, _neg_int)

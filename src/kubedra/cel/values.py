@@ -214,6 +214,8 @@ def cel_equal(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return False  # cel-go compares null before asking either side's Equal
     if ta in _NUMERIC and tb in _NUMERIC:
+        if ta is float or tb is float:
+            return float(a) == float(b)  # cel-go compares int with double as doubles
         return bool(a == b)
     if ta is bool or tb is bool:
         return False
