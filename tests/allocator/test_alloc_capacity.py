@@ -56,3 +56,11 @@ def test_policy_violations() -> None:
     assert violates_policy(_q("9Gi"), listed)
     assert not violates_policy(_q("8Gi"), listed)
     assert not violates_policy(_q("123"), _cap("40Gi"))
+
+
+def test_rounding_up_to_a_step_is_exact_for_huge_values() -> None:
+    # 8E - 1 is a multiple of 7, so 8E is the result (printed BinarySI, as Go's
+    # NewQuantity does); a float quotient would be off by dozens of steps.
+    cap = _cap("9E", {"validRange": {"min": "1", "step": "7"}})
+    assert consumed_by(_q("8E"), cap) == _q("8E")
+    assert str(consumed_by(_q("8E"), cap)) == "7629394531250Mi"

@@ -165,3 +165,30 @@ def test_counter_slice_found_when_the_pool_is_incomplete_without_it() -> None:
     outcome = allocate([counters, parts], [claim("c", request("r"))])
     assert picked(outcome) == ["r=part-0"]
     assert allocate([counters, parts], [claim("c", request("r", count=2))]).unschedulable
+
+
+def test_binds_to_node_pins_the_result_except_in_the_conservative_implementation() -> None:
+    slices = [
+        slice_(
+            "net",
+            [device("gpu-0", bindsToNode=True)],
+            pool="net",
+            node_name=None,
+            nodeSelector=_zone_selector("a"),
+        )
+    ]
+    claims = [claim("c", request("r"))]
+    target = node("node-1", zone="a")
+    pinned = allocate(slices, claims, target=target)
+    assert pinned.allocations is not None
+    assert pinned.allocations[0]["nodeSelector"] == {
+        "nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}
+        ]
+    }
+    legacy = Features(
+        consumable_capacity=False, binding_conditions=False, list_type_attributes=False
+    )
+    shared = allocate(slices, claims, target=target, features=legacy)
+    assert shared.allocations is not None
+    assert shared.allocations[0]["nodeSelector"] == _zone_selector("a")

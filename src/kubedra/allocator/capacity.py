@@ -23,6 +23,12 @@ def _go_mod(a: int, b: int) -> int:
     return -r if a < 0 else r
 
 
+def _go_quotient(a: int, b: int) -> int:
+    """Go's integer ``/``: truncates toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
 def consumed_by(requested: Quantity | None, cap: CapacityInfo) -> Quantity:
     """What a request consumes of one capacity, after the request policy's rounding."""
     if requested is None:
@@ -38,7 +44,8 @@ def consumed_by(requested: Quantity | None, cap: CapacityInfo) -> Quantity:
         low = minimum.value()
         step = cap.range_step.value()
         added = requested.value() - low
-        n = int(added / step) if step else 0
+        # Integer arithmetic as in Go: a float quotient loses precision on large values.
+        n = _go_quotient(added, step) if step else 0
         if step and _go_mod(added, step) != 0:
             n += 1
         return from_number(low + step * n)

@@ -100,7 +100,9 @@ def _same_requirement(a: dict[str, Any], b: dict[str, Any]) -> bool:
     )
 
 
-def _node_selector(entries: Sequence[DeviceResult], node_name: str) -> dict[str, Any] | None:
+def _node_selector(
+    entries: Sequence[DeviceResult], node_name: str, features: Features
+) -> dict[str, Any] | None:
     fields: list[dict[str, Any]] = []
     expressions: list[dict[str, Any]] = []
     for entry in entries:
@@ -109,7 +111,8 @@ def _node_selector(entries: Sequence[DeviceResult], node_name: str) -> dict[str,
             own_node, selector = device.node_name, device.node_selector
         else:
             own_node, selector = device.slice.node_name, device.slice.node_selector
-        if own_node or device.binds_to_node:
+        # The conservative implementation predates bindsToNode and ignores it.
+        if own_node or (device.binds_to_node and not features.conservative):
             return {
                 "nodeSelectorTerms": [
                     {
@@ -156,7 +159,7 @@ def build_allocation(
     if configs:
         devices["config"] = configs
     allocation: dict[str, Any] = {"devices": devices}
-    selector = _node_selector(entries, node_name)
+    selector = _node_selector(entries, node_name, features)
     if selector is not None:
         allocation["nodeSelector"] = selector
     return allocation
