@@ -45,8 +45,14 @@ class Features:
     def conservative(self) -> bool:
         """True when upstream picks its oldest ("stable") implementation.
 
-        That implementation keeps pools and slices in the order it finds them instead of
-        sorting them, which changes which devices the first-fit search reaches first.
+        Upstream picks it when DRAConsumableCapacity, DRADeviceBindingConditions and
+        DRAListTypeAttributes are all off. It keeps pools and slices in the order it finds
+        them instead of sorting them (and does not move pools with binding conditions last),
+        searches every pool again for each device of a request (permutations, not
+        combinations), takes slices with shared counters whatever node they target, rejects
+        distinctAttribute as an unknown constraint, shows CEL allowMultipleAllocations as false
+        and ignores bindsToNode. The two newer implementations differ only in list-type
+        attribute handling, which follows DRAListTypeAttributes here.
         """
         return not (
             self.consumable_capacity or self.binding_conditions or self.list_type_attributes
