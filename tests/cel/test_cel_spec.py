@@ -235,20 +235,11 @@ def _report(name: str, passed: int, skipped: list[str], failed: list[str]) -> No
         print(f"  skipped {line}")
 
 
-# Failures still open per in-scope file (a ratchet: it may only go down, towards zero).
-KNOWN_FAILURES = {"optionals": 5}
-
-
 @pytest.mark.parametrize("name", IN_SCOPE)
 def test_in_scope_file(shared_dir: Path, name: str) -> None:
     passed, skipped, failed = run_file(shared_dir / "cel-spec" / f"{name}.textproto")
     _report(name, passed, skipped, failed)
-    for line in failed:
-        print(f"  failed {line}")
-    allowed = KNOWN_FAILURES.get(name, 0)
-    assert len(failed) <= allowed, f"{len(failed)} failed (at most {allowed} known):\n" + (
-        "\n".join(failed)
-    )
+    assert not failed, f"{len(failed)} failed:\n" + "\n".join(failed)
 
 
 @pytest.mark.parametrize("name", EXTRA)

@@ -166,9 +166,7 @@ def select_field(value: Any, name: str) -> Any:
         except KeyError:
             raise _no_such_key(name) from None
     if isinstance(value, Optional):
-        if not value.has_value:
-            return OPTIONAL_NONE
-        return Optional(True, select_field(value.value, name))
+        return optional_select(value, name)  # selection continues an optional chain
     raise CelEvaluationError(f"type '{value_type(value).name}' does not support field selection")
 
 

@@ -318,6 +318,8 @@ def index_value(container: Any, key: Any) -> Any:
         return map_index(container, key)
     if isinstance(container, list):
         return list_index(container, key)
+    if isinstance(container, Optional):
+        return optional_index(container, key)  # indexing continues an optional chain
     raise CelEvaluationError("no such overload")
 
 
@@ -511,6 +513,12 @@ def register(registry: Registry) -> None:
         optional_of(B),
         optional_index,
     )
+    # Plain indexing of an optional container continues the optional chain (cel-go's
+    # optional library): optional.of({'c': 1})['c'] is optional.of(1).
+    op("_[_]", "optional_list_index_int", (optional_of(LIST_A), INT), optional_of(A),
+       optional_index)  # fmt: skip
+    op("_[_]", "optional_map_index_value", (optional_of(MAP_AB), A), optional_of(B),
+       optional_index)  # fmt: skip
     op("@in", "in_list", (A, LIST_A), BOOL, in_list, cost=_in_list_cost)
     op("@in", "in_map", (A, MAP_AB), BOOL, in_map)
 
