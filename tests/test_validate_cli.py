@@ -153,3 +153,12 @@ spec:
             "must be greater than zero",
         }
     ]
+
+
+def test_standard_input_is_read_for_a_dash(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["validate", "-"], input=GOOD_CLASS + "---\n- 1\n")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "<stdin>: document 1: document is an array, not an object",
+        "1 object in 1 file: 1 valid, 0 invalid, 1 unreadable document",
+    ]

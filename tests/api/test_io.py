@@ -240,3 +240,10 @@ def test_merge_keys_may_repeat_a_key() -> None:
     text = "base: &b {driver: d}\nobj:\n  <<: *b\n  driver: e\n"
     [document] = load_text(text).errors  # not a Kubernetes object, but it parsed
     assert document.message == "apiVersion and kind not set"
+
+
+def test_impossible_paths_are_reported() -> None:
+    errors = load_paths(["bad\x00name.yaml", "x" * 5000 + ".yaml"]).errors
+    assert [error.message for error in errors] == ["no such file or directory"] + [
+        "cannot read: File name too long"
+    ]

@@ -19,6 +19,7 @@ import yaml_rs
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
+STDIN_NAME = "<stdin>"
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -138,27 +139,33 @@ def manifest_files(paths: Iterable[str | Path]) -> Iterator[Path | str | LoadErr
         if str(path) == STDIN:
             yield STDIN
             continue
-        path = Path(path)
-        if path.is_dir():
-            found = sorted(
-                candidate
-                for candidate in path.rglob("*")
-                if candidate.suffix in MANIFEST_SUFFIXES
-                and candidate.is_file()
-                and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
-            )
-            if not found:
-                yield LoadError(str(path), None, "directory holds no .yaml, .yml or .json files")
-            yield from found
-        elif path.exists():
-            yield path
-        else:
-            yield LoadError(str(path), None, "no such file or directory")
+        try:
+            yield from _expand(Path(path))
+        except OSError as error:  # permissions, name too long...
+            yield LoadError(str(path), None, f"cannot read: {error.strerror or error}")
+
+
+def _expand(path: Path) -> Iterator[Path | LoadError]:
+    if path.is_dir():
+        found = sorted(
+            candidate
+            for candidate in path.rglob("*")
+            if candidate.suffix in MANIFEST_SUFFIXES
+            and candidate.is_file()
+            and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
+        )
+        if not found:
+            yield LoadError(str(path), None, "directory holds no .yaml, .yml or .json files")
+        yield from found
+    elif path.exists():
+        yield path
+    else:
+        yield LoadError(str(path), None, "no such file or directory")
 
 
 def read_documents(file: Path | str) -> Iterator[RawDocument | LoadError]:
     """The documents of one file (or of standard input for ``-``)."""
-    source = str(file)
+    source = STDIN_NAME if file == STDIN else str(file)
     try:
         text = sys.stdin.read() if file == STDIN else Path(file).read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
