@@ -244,6 +244,7 @@ def test_merge_keys_may_repeat_a_key() -> None:
 
 def test_impossible_paths_are_reported() -> None:
     errors = load_paths(["bad\x00name.yaml", "x" * 5000 + ".yaml"]).errors
-    assert [error.message for error in errors] == ["no such file or directory"] + [
-        "cannot read: File name too long"
+    assert [error.message for error in errors] == [
+        "no such file or directory",
+        "cannot read: File name too long",
     ]
