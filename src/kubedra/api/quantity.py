@@ -318,7 +318,11 @@ class Quantity:
         return _sum(self, other, negate=True, alias=True)
 
     def cmp(self, other: Quantity) -> int:
-        a, b = self.nanos, other.nanos
+        # Inlined ``nanos``: this is the selector hot path (compareTo, isLessThan...).
+        d = self._d
+        a = self._n if d is None else d.nanos
+        d = other._d
+        b = other._n if d is None else d.nanos
         return (a > b) - (a < b)
 
     # --- Python protocol ----------------------------------------------------------------
@@ -332,16 +336,18 @@ class Quantity:
         return hash(self.nanos)
 
     def __lt__(self, other: Quantity) -> bool:
-        return self.nanos < other.nanos
+        d = self._d
+        e = other._d
+        return (self._n if d is None else d.nanos) < (other._n if e is None else e.nanos)
 
     def __le__(self, other: Quantity) -> bool:
-        return self.nanos <= other.nanos
+        return not other < self
 
     def __gt__(self, other: Quantity) -> bool:
-        return self.nanos > other.nanos
+        return other < self
 
     def __ge__(self, other: Quantity) -> bool:
-        return self.nanos >= other.nanos
+        return not self < other
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Quantity is immutable")
