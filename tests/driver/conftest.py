@@ -228,7 +228,9 @@ class DriverProcesses:
         self.procs: list[subprocess.Popen[bytes]] = []
         self.logs: list[Any] = []
 
-    def start(self, *extra: str, wait: bool = True) -> subprocess.Popen[bytes]:
+    def start(
+        self, *extra: str, wait: bool = True, cluster: bool = True
+    ) -> subprocess.Popen[bytes]:
         dirs = self.dirs
         args = kubedra_command(
             "driver",
@@ -237,7 +239,7 @@ class DriverProcesses:
             f"--registry-dir={dirs.registry}",
             f"--plugin-dir={dirs.plugins}",
             f"--cdi-dir={dirs.cdi}",
-            f"--cluster-dir={dirs.cluster}",
+            *([f"--cluster-dir={dirs.cluster}"] if cluster else []),
             "--gpus=4",
             "--resync-interval=0.2",
             "--log-level=WARNING",

@@ -172,3 +172,16 @@ def test_wiped_slices_are_republished(drivers, driver_dirs):
     )
     assert [s["spec"]["devices"] for s in again] == [first[0]["spec"]["devices"]]
     assert again[0]["metadata"]["name"].startswith("00000-gpu.example.com-node-1-")
+
+
+def test_without_a_cluster_the_sockets_still_answer(drivers, driver_dirs, kubelet_client):
+    drivers.start(cluster=False)
+    assert kubelet_client.get_info(driver_dirs.registration_socket).name == "gpu.example.com"
+    response = kubelet_client.prepare(
+        driver_dirs.dra_socket, [("ns", "a", "uid-a"), ("ns", "b", "uid-b")]
+    )
+    assert set(response.claims) == {"uid-a", "uid-b"}
+    assert "no cluster configured" in response.claims["uid-a"].error
+    unprepared = kubelet_client.unprepare(driver_dirs.dra_socket, [("ns", "a", "uid-a")])
+    assert unprepared.claims["uid-a"].error == ""
+    assert list(driver_dirs.cluster.iterdir()) == []

@@ -58,7 +58,11 @@ def example_gpu(
         float, typer.Option(hidden=True, help="Test hook: sleep this long inside each prepare.")
     ] = 0.0,
 ) -> None:
-    """Serve fake GPUs: publish them as ResourceSlices and prepare them over the kubelet API."""
+    """Serve fake GPUs: publish them as ResourceSlices and prepare them over the kubelet API.
+
+    Without --cluster-dir, --kubeconfig or --in-cluster the sockets are served but nothing is
+    published and claims cannot be looked up (each gets an error saying so).
+    """
     from kubedra.driver import example_gpu as gpu
     from kubedra.driver.runner import run_driver
     from kubedra.driver.server import PluginPaths
@@ -66,7 +70,7 @@ def example_gpu(
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     try:
-        store = open_store(cluster_dir, kubeconfig, in_cluster)
+        store = open_store(cluster_dir, kubeconfig, in_cluster, allow_detached=True)
         driver = gpu.ExampleGpuDriver(
             node_name,
             cdi_dir,

@@ -141,6 +141,7 @@ class ResourceSlicePublisher:
         self.node_uid = node_uid
         self.resync_interval = resync_interval
         self.on_error = on_error or (lambda error: log.warning("publishing slices: %s", error))
+        self._last_error = ""
         self.stats = SyncStats()
         self._pools: dict[str, Pool] = {}
         self._lock = threading.Lock()
@@ -193,13 +194,19 @@ class ResourceSlicePublisher:
             try:
                 stats.add(self._sync_pool(name, pools.get(name), by_pool.get(name, []), owner))
             except PoolError as error:
-                self.on_error(error)
+                self._report(error)
             except StoreError as error:
                 first_error = first_error or error
         self.stats.add(stats)
         if first_error is not None:
             raise first_error
         return stats
+
+    def _report(self, error: Exception) -> None:
+        """Hand an error to ``on_error`` once, not on every resync while it persists."""
+        if str(error) != self._last_error:
+            self._last_error = str(error)
+            self.on_error(error)
 
     def _delete(self, slices: list[dict[str, Any]]) -> int:
         deleted = 0
@@ -320,8 +327,9 @@ class ResourceSlicePublisher:
             try:
                 self.sync()
                 self.synced.set()
+                self._last_error = ""
             except Exception as error:  # keep reconciling; the next round retries
-                self.on_error(error)
+                self._report(error)
             self._wake.wait(self.resync_interval)
 
     def stop(self) -> None:

@@ -12,7 +12,7 @@ from kubedra.driver.driver_api import DRADriver
 from kubedra.driver.helper import PluginHelper
 from kubedra.driver.publisher import Pool, ResourceSlicePublisher
 from kubedra.driver.server import PluginPaths, PluginServer
-from kubedra.driver.store import ClusterStore
+from kubedra.driver.store import ClusterStore, DetachedStore
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +46,11 @@ def run_driver(
     )
     server.start()
     try:
-        publisher.update(pools)
-        publisher.start()
+        if isinstance(store, DetachedStore):
+            log.warning("%s: ResourceSlices are not published", DetachedStore.REASON)
+        else:
+            publisher.update(pools)
+            publisher.start()
         stop.wait()
     finally:
         publisher.stop()

@@ -44,11 +44,55 @@ class ClusterStore(Protocol):
     def list_pods(self, node_name: str) -> list[dict[str, Any]]: ...
 
 
+class DetachedStore:
+    """No cluster at all: the plugin still serves the kubelet, but publishes nothing and
+    answers every claim with an error that says why (useful to probe the sockets alone)."""
+
+    REASON = "no cluster configured (use --cluster-dir, --kubeconfig or --in-cluster)"
+
+    def _fail(self) -> StoreError:
+        return StoreError(self.REASON)
+
+    def list_resource_slices(self, driver: str, node_name: str | None) -> list[dict[str, Any]]:
+        raise self._fail()
+
+    def create_resource_slice(self, obj: dict[str, Any]) -> dict[str, Any]:
+        raise self._fail()
+
+    def update_resource_slice(self, obj: dict[str, Any]) -> dict[str, Any]:
+        raise self._fail()
+
+    def delete_resource_slice(self, name: str, uid: str | None = None) -> bool:
+        raise self._fail()
+
+    def delete_node_resource_slices(self, node_name: str, driver: str | None = None) -> int:
+        raise self._fail()
+
+    def get_node_uid(self, name: str) -> str | None:
+        raise self._fail()
+
+    def register_node(self, name: str) -> str:
+        raise self._fail()
+
+    def get_resource_claim(self, namespace: str, name: str) -> dict[str, Any] | None:
+        raise self._fail()
+
+    def list_pods(self, node_name: str) -> list[dict[str, Any]]:
+        raise self._fail()
+
+
 def open_store(
-    cluster_dir: Path | None = None, kubeconfig: Path | None = None, in_cluster: bool = False
+    cluster_dir: Path | None = None,
+    kubeconfig: Path | None = None,
+    in_cluster: bool = False,
+    *,
+    allow_detached: bool = False,
 ) -> ClusterStore:
-    """The store that the command-line options select (exactly one of them)."""
+    """The store that the command-line options select (at most one of them; with
+    ``allow_detached``, none gives a :class:`DetachedStore`)."""
     chosen = sum([cluster_dir is not None, kubeconfig is not None, in_cluster])
+    if chosen == 0 and allow_detached:
+        return DetachedStore()
     if chosen != 1:
         raise StoreError("choose exactly one of --cluster-dir, --kubeconfig and --in-cluster")
     if cluster_dir is not None:
