@@ -9,8 +9,11 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, data: str | bytes, mode: int = 0o644) -> None:
-    """Replace ``path`` with ``data`` in one rename; creates the parent directories."""
+def write_atomic(path: Path, data: str | bytes, mode: int = 0o644, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` in one rename; creates the parent directories.
+
+    ``durable`` also flushes the data to disk before the rename (checkpoints, CDI specs); the
+    rename alone is enough for readers never to see a partial file."""
     payload = data.encode() if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
     # A leading dot and a .tmp suffix keep the temporary file out of every "*.yaml"/"*.json" scan.
@@ -19,7 +22,8 @@ def write_atomic(path: Path, data: str | bytes, mode: int = 0o644) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, path)
     except BaseException:

@@ -28,13 +28,13 @@ from typing import Any
 
 import yaml
 
+from kubedra.driver import yaml_emit
 from kubedra.driver.files import remove_file, write_atomic
 from kubedra.driver.store import StoreError
 
 log = logging.getLogger(__name__)
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 API_VERSIONS = {
     "ResourceSlice": "resource.k8s.io/v1",
@@ -52,6 +52,11 @@ _GENERATED_SUFFIX_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATE_PREFIX = 58
 
 
+def _copy(obj: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Callers get their own copy: the cached object must not change behind the cache."""
+    return None if obj is None else json.loads(json.dumps(obj))
+
+
 def plural(kind: str) -> str:
     lower = kind.lower()
     return lower + "es" if lower.endswith("s") else lower + "s"
@@ -62,7 +67,7 @@ class ClusterDirectory:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._cache: dict[Path, tuple[int, int, dict[str, Any] | None]] = {}
+        self._cache: dict[Path, tuple[tuple[int, int, int], dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
         self._last_version = 0
 
@@ -81,10 +86,12 @@ class ClusterDirectory:
             stat = path.stat()
         except FileNotFoundError:
             return None
+        # Writers replace files by rename, so a new inode means new content.
+        key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
         with self._lock:
             cached = self._cache.get(path)
-            if cached and cached[0] == stat.st_mtime_ns and cached[1] == stat.st_size:
-                return cached[2]
+            if cached and cached[0] == key:
+                return _copy(cached[1])
         try:
             text = path.read_text()
             obj = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_Loader)
@@ -97,8 +104,8 @@ class ClusterDirectory:
             log.warning("skipping %s: a manifest must hold one object", path)
             obj = None
         with self._lock:
-            self._cache[path] = (stat.st_mtime_ns, stat.st_size, obj)
-        return obj
+            self._cache[path] = (key, obj)
+        return _copy(obj)
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
         for suffix in MANIFEST_SUFFIXES:
@@ -149,7 +156,10 @@ class ClusterDirectory:
         )
         meta["resourceVersion"] = self._next_version()
         path = self.object_path(str(kind), meta["name"], meta.get("namespace"))
-        write_atomic(path, yaml.dump(stored, Dumper=_Dumper, sort_keys=False))
+        write_atomic(path, yaml_emit.dump(stored), durable=False)
+        stat = path.stat()
+        with self._lock:  # our own write needs no parsing when it is read back
+            self._cache[path] = ((stat.st_ino, stat.st_mtime_ns, stat.st_size), _copy(stored))
         return stored
 
     def delete(self, kind: str, name: str, namespace: str | None = None) -> bool:

@@ -1,0 +1,97 @@
+"""A small, fast block-style YAML writer for JSON-like data (dict, list, str, int, float,
+bool, None).
+
+PyYAML's representer runs in Python and costs ~50 ms for one 128-device ResourceSlice; this
+writer produces equivalent, readable YAML ~10x faster. Strings are double-quoted JSON strings
+(valid YAML), keys stay plain when they cannot be mistaken for another type.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
+# Characters that YAML readers reject or read as line breaks inside a quoted scalar.
+_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+# Words that YAML 1.1 readers (PyYAML) turn into booleans or null.
+_RESERVED = frozenset(
+    ["y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"]
+    + [w.capitalize() for w in ["yes", "no", "on", "off", "true", "false", "null"]]
+    + [w.upper() for w in ["yes", "no", "on", "off", "true", "false", "null"]]
+)
+
+
+def _quoted(text: str) -> str:
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
+
+
+def _key(key: Any) -> str:
+    text = str(key)
+    if _PLAIN_KEY.match(text) and text not in _RESERVED:
+        return text
+    return _quoted(text)
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ".nan"
+        if math.isinf(value):
+            return ".inf" if value > 0 else "-.inf"
+        mantissa, e, exponent = repr(value).partition("e")
+        if "." not in mantissa:  # YAML 1.1 floats need a dot, also before an exponent
+            mantissa += ".0"
+        return mantissa + e + exponent
+    if isinstance(value, str):
+        return _quoted(value)
+    raise TypeError(f"cannot write {type(value).__name__} as YAML")
+
+
+def _emit(value: Any, indent: str, out: list[str]) -> None:
+    """Append the lines of a non-empty dict or list at ``indent``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            prefix = f"{indent}{_key(key)}:"
+            if isinstance(item, dict | list) and item:
+                out.append(prefix)
+                _emit(item, indent + "  " if isinstance(item, dict) else indent, out)
+            else:
+                out.append(f"{prefix} {_inline(item)}")
+        return
+    for item in value:
+        if isinstance(item, dict | list) and item:
+            nested: list[str] = []
+            _emit(item, indent + "  ", nested)
+            first = nested[0][len(indent) + 2 :]
+            out.append(f"{indent}- {first}")
+            out.extend(nested[1:])
+        else:
+            out.append(f"{indent}- {_inline(item)}")
+
+
+def _inline(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{}"
+    if isinstance(value, list):
+        return "[]"
+    return _scalar(value)
+
+
+def dump(value: dict[str, Any]) -> str:
+    """YAML text of one object (a mapping), ending with a newline."""
+    if not value:
+        return "{}\n"
+    lines: list[str] = []
+    _emit(value, "", lines)
+    return "\n".join(lines) + "\n"
