@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 # Characters that YAML readers reject or read as line breaks inside a quoted scalar.
 _UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 # Words that YAML 1.1 readers (PyYAML) turn into booleans or null.
@@ -30,7 +30,7 @@ def _quoted(text: str) -> str:
 
 def _key(key: Any) -> str:
     text = str(key)
-    if _PLAIN_KEY.match(text) and text not in _RESERVED:
+    if _PLAIN_KEY.fullmatch(text) and text not in _RESERVED:
         return text
     return _quoted(text)
 
