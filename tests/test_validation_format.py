@@ -52,7 +52,8 @@ def test_strings_are_quoted_like_go(raw: str, quoted: str) -> None:
 
 def test_error_type_carries_the_machine_reason() -> None:
     assert ErrorType.INVALID.reason == "FieldValueInvalid"
-    assert ErrorType.TYPE_INVALID.text == "Invalid value"
+    assert ErrorType.TOO_MANY.reason == "FieldValueTooMany"
+    assert ErrorType.REQUIRED == "Required value"
     assert str(ErrorType.NOT_SUPPORTED) == "Unsupported value"
 
 

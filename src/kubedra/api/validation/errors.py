@@ -10,33 +10,46 @@ from __future__ import annotations
 import json
 import unicodedata
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class ErrorType(Enum):
-    """apimachinery ``field.ErrorType``: value is (display text, machine reason)."""
+class ErrorType(StrEnum):
+    """apimachinery ``field.ErrorType``, valued by its display text ("Invalid value"...).
 
-    NOT_FOUND = ("Not found", "FieldValueNotFound")
-    REQUIRED = ("Required value", "FieldValueRequired")
-    DUPLICATE = ("Duplicate value", "FieldValueDuplicate")
-    INVALID = ("Invalid value", "FieldValueInvalid")
-    NOT_SUPPORTED = ("Unsupported value", "FieldValueNotSupported")
-    FORBIDDEN = ("Forbidden", "FieldValueForbidden")
-    TOO_LONG = ("Too long", "FieldValueTooLong")
-    TOO_MANY = ("Too many", "FieldValueTooMany")
-    INTERNAL = ("Internal error", "InternalError")
-    TYPE_INVALID = ("Invalid value", "FieldValueTypeInvalid")
+    Being a string, it compares equal to the text the apiserver prints; ``reason`` gives the
+    machine-readable cause type. Decoding (type) errors are plain ``INVALID`` errors.
+    """
+
+    NOT_FOUND = "Not found"
+    REQUIRED = "Required value"
+    DUPLICATE = "Duplicate value"
+    INVALID = "Invalid value"
+    NOT_SUPPORTED = "Unsupported value"
+    FORBIDDEN = "Forbidden"
+    TOO_LONG = "Too long"
+    TOO_MANY = "Too many"
+    INTERNAL = "Internal error"
 
     @property
     def text(self) -> str:
-        return self.value[0]
+        return self.value
 
     @property
     def reason(self) -> str:
-        return self.value[1]
+        return _REASONS[self]
 
-    def __str__(self) -> str:
-        return self.text
+
+_REASONS = {
+    ErrorType.NOT_FOUND: "FieldValueNotFound",
+    ErrorType.REQUIRED: "FieldValueRequired",
+    ErrorType.DUPLICATE: "FieldValueDuplicate",
+    ErrorType.INVALID: "FieldValueInvalid",
+    ErrorType.NOT_SUPPORTED: "FieldValueNotSupported",
+    ErrorType.FORBIDDEN: "FieldValueForbidden",
+    ErrorType.TOO_LONG: "FieldValueTooLong",
+    ErrorType.TOO_MANY: "FieldValueTooMany",
+    ErrorType.INTERNAL: "InternalError",
+}
 
 
 class _Omitted:
@@ -181,7 +194,8 @@ def invalid(path: str, value: object, detail: str) -> FieldError:
 
 
 def type_invalid(path: str, value: object, detail: str) -> FieldError:
-    return FieldError(ErrorType.TYPE_INVALID, path, value, detail)
+    """A value of the wrong JSON type (the apiserver could not even decode the object)."""
+    return FieldError(ErrorType.INVALID, path, value, detail)
 
 
 def duplicate(path: str, value: object) -> FieldError:
