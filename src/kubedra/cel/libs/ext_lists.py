@@ -1,4 +1,5 @@
-"""cel-go's ext lists library (version 2) plus the optional library's ``first``/``last``.
+"""cel-go's ext lists library (version 3, with its cost trackers) plus the optional
+library's ``first``/``last``.
 
 ``sortBy`` is a macro: the parser rewrites ``l.sortBy(x, key)`` into
 ``l.@sortByAssociatedKeys(l.map(x, key))``, which is registered here.
@@ -10,7 +11,7 @@ import functools
 from typing import Any
 
 from kubedra.cel.errors import CelEvaluationError
-from kubedra.cel.libs._common import COMPARABLE
+from kubedra.cel.libs._common import COMPARABLE, STRING_TRAVERSAL_COST_FACTOR
 from kubedra.cel.libs._compare import compare
 from kubedra.cel.libs.lists import COMPARABLE_TYPES
 from kubedra.cel.registry import Overload, Registry
@@ -94,12 +95,37 @@ def last(items: list[Any]) -> Optional:
     return Optional(True, items[-1]) if items else Optional(False)
 
 
+# cel-go's lists library (version 3) cost trackers: a call costs 1, allocating a list 10.
+_CALL_COST = 1
+_LIST_CREATE_BASE_COST = 10
+
+
+def _allocating(factor: float, size: int) -> int:
+    return int(size * factor) + _CALL_COST + _LIST_CREATE_BASE_COST
+
+
 def _output_size(_args: Any, result: Any) -> int:
-    return len(result) if isinstance(result, list) else 1
+    return _allocating(1, len(result) if isinstance(result, list) else 1)
 
 
-def _input_size(args: Any, _result: Any) -> int:
-    return len(args[0]) if isinstance(args[0], list) else 1
+def _flatten_cost(args: Any, _result: Any) -> int:
+    depth = args[1] if len(args) == 2 else 1
+    return _allocating(depth, len(args[0]))
+
+
+def _self_compare(items: list[Any]) -> int:
+    factor = 2.0
+    if items and isinstance(items[0], (str, bytes)):
+        factor += STRING_TRAVERSAL_COST_FACTOR
+    return _allocating(factor, len(items) * len(items))
+
+
+def _sort_cost(args: Any, _result: Any) -> int:
+    return _self_compare(args[0])
+
+
+def _sort_by_cost(args: Any, _result: Any) -> int:
+    return _self_compare(args[1])
 
 
 def register(registry: Registry) -> None:
@@ -112,7 +138,7 @@ def register(registry: Registry) -> None:
     )
     add(
         "flatten",
-        Overload("list_flatten", (list_of(lt),), lt, flatten, member=True, cost=_input_size),
+        Overload("list_flatten", (list_of(lt),), lt, flatten, member=True, cost=_flatten_cost),
     )
     add(
         "flatten",
@@ -122,7 +148,7 @@ def register(registry: Registry) -> None:
             list_of(DYN),
             flatten,
             member=True,
-            cost=_input_size,
+            cost=_flatten_cost,
         ),
     )
     for name, ct in COMPARABLE_TYPES:
@@ -134,7 +160,7 @@ def register(registry: Registry) -> None:
                 list_of(ct),
                 sort_list,
                 member=True,
-                cost=_input_size,
+                cost=_sort_cost,
             ),
         )
         add(
@@ -145,13 +171,13 @@ def register(registry: Registry) -> None:
                 lt,
                 sort_by_associated_keys,
                 member=True,
-                cost=_input_size,
+                cost=_sort_by_cost,
             ),
         )
     add(
         "lists.range", Overload("lists_range", (INT,), list_of(INT), lists_range, cost=_output_size)
     )
     add("reverse", Overload("list_reverse", (lt,), lt, reverse, member=True, cost=_output_size))
-    add("distinct", Overload("list_distinct", (lt,), lt, distinct, member=True, cost=_input_size))
+    add("distinct", Overload("list_distinct", (lt,), lt, distinct, member=True, cost=_sort_cost))
     add("first", Overload("list_first", (lt,), optional_of(t), first, member=True))
     add("last", Overload("list_last", (lt,), optional_of(t), last, member=True))
