@@ -16,18 +16,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from conftest import REPO, build_pod, kubedra_command, subprocess_env, wait_for
+from kubedra.allocator.engine import Allocator
+from kubedra.allocator.features import Features
 from kubedra.api.defaults import apply_defaults
 from kubedra.driver.cdi import validate_spec
 from kubedra.driver.store_dir import ClusterDirectory
-
-allocator_engine = pytest.importorskip(
-    "kubedra.allocator.engine", reason="the allocator's public API has not landed yet"
-)
-allocator_features = pytest.importorskip("kubedra.allocator.features")
 
 CONFIG_API = "gpu.resource.example.com/v1alpha1"
 
@@ -68,9 +64,7 @@ def allocate(cluster: ClusterDirectory, pod: dict[str, Any], names: list[str]) -
     slices = [apply_defaults(s) for s in cluster.list_objects("ResourceSlice")]
     claims_in_cluster = cluster.list_objects("ResourceClaim")
     allocated = [c for c in claims_in_cluster if (c.get("status") or {}).get("allocation")]
-    allocator = allocator_engine.Allocator(
-        allocator_features.Features(), classes, slices, [apply_defaults(c) for c in allocated]
-    )
+    allocator = Allocator(Features(), classes, slices, [apply_defaults(c) for c in allocated])
     claims = [apply_defaults(cluster.get("ResourceClaim", n, "default")) for n in names]
     node = cluster.get("Node", "node-1")
     outcome = allocator.allocate(node, claims)
