@@ -210,3 +210,18 @@ def test_background_loop_republishes(cluster):
         assert slices(cluster) and slices(cluster)[0]["metadata"]["name"] != name
     finally:
         pub.stop()
+
+
+def test_taint_times_stamped_by_the_apiserver_do_not_cause_updates(cluster):
+    tainted = [{"name": "t-0", "taints": [{"key": "k", "effect": "NoSchedule"}]}, *devices(1)]
+    pub = publisher(cluster, {"node-1": Pool(devices=tainted)})
+    pub.sync()
+    (stored,) = slices(cluster)
+    stored["spec"]["devices"][0]["taints"][0]["timeAdded"] = "2026-01-01T00:00:00Z"
+    cluster.update_resource_slice(stored)  # what the apiserver does on create
+    assert pub.sync().updates == 0
+    tainted.append({"name": "d-9"})
+    pub.update({"node-1": Pool(devices=tainted)})
+    assert pub.sync().updates == 1
+    (updated,) = slices(cluster)
+    assert updated["spec"]["devices"][0]["taints"][0]["timeAdded"] == "2026-01-01T00:00:00Z"

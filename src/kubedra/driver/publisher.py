@@ -109,6 +109,41 @@ def decode_index(name: str, expected_length: int) -> int | None:
         return None
 
 
+def _with_taint_times(
+    current: list[dict[str, Any]], desired: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``desired`` with the ``timeAdded`` of matching existing taints filled in.
+
+    The apiserver stamps ``timeAdded`` on taints that lack it; like upstream, a taint without a
+    time equals the same taint with one, and republishing keeps the original time.
+    """
+    by_name = {str(d.get("name")): d for d in current}
+    merged = []
+    for device in desired:
+        old_taints = (by_name.get(str(device.get("name"))) or {}).get("taints") or []
+        taints = device.get("taints") or []
+        if not taints or not old_taints:
+            merged.append(device)
+            continue
+        new_taints = []
+        for taint in taints:
+            if "timeAdded" not in taint:
+                match = next(
+                    (
+                        t
+                        for t in old_taints
+                        if all(t.get(k) == taint.get(k) for k in ("key", "value", "effect"))
+                        and t.get("timeAdded")
+                    ),
+                    None,
+                )
+                if match is not None:
+                    taint = {**taint, "timeAdded": match["timeAdded"]}
+            new_taints.append(taint)
+        merged.append({**device, "taints": new_taints})
+    return merged
+
+
 def _spec_view(spec: dict[str, Any]) -> dict[str, Any]:
     """The spec fields the publisher owns, with absent and empty treated alike."""
     return {
@@ -255,6 +290,13 @@ class ResourceSlicePublisher:
             "generation": generation,
             "resourceSliceCount": len(contents),
         }
+        for index, obj in matched.items():
+            current_devices = (obj.get("spec") or {}).get("devices") or []
+            contents[index] = SliceContent(
+                _with_taint_times(current_devices, contents[index].devices),
+                contents[index].shared_counters,
+                contents[index].per_device_node_selection,
+            )
         changed = {
             index
             for index, obj in matched.items()
