@@ -9,10 +9,12 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
+from kubedra.cel.libs._common import REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR
 from kubedra.cel.libs.goneturl import URLError, parse_request_uri
 from kubedra.cel.registry import Overload, Registry
 from kubedra.cel.types import STRING, list_of, opaque, optional_of
@@ -205,38 +207,43 @@ def _byte(value: str) -> list[str]:
 
 
 class NamedFormat:
-    __slots__ = ("name", "validate")
+    """A named validation; ``max_regex_size`` is what Kubernetes prices a validation at."""
 
-    def __init__(self, name: str, validate: Callable[[str], list[str]]) -> None:
+    __slots__ = ("max_regex_size", "name", "validate")
+
+    def __init__(
+        self, name: str, validate: Callable[[str], list[str]], max_regex_size: int
+    ) -> None:
         self.name = name
         self.validate = validate
+        self.max_regex_size = max_regex_size
 
     def __repr__(self) -> str:
         return f"format.{self.name}"
 
 
 FORMATS: dict[str, NamedFormat] = {
-    "dns1123Label": NamedFormat("DNS1123Label", is_dns1123_label),
-    "dns1123Subdomain": NamedFormat("DNS1123Subdomain", is_dns1123_subdomain),
-    "dns1035Label": NamedFormat("DNS1035Label", is_dns1035_label),
-    "qualifiedName": NamedFormat("QualifiedName", is_qualified_name),
+    "dns1123Label": NamedFormat("DNS1123Label", is_dns1123_label, 30),
+    "dns1123Subdomain": NamedFormat("DNS1123Subdomain", is_dns1123_subdomain, 60),
+    "dns1035Label": NamedFormat("DNS1035Label", is_dns1035_label, 30),
+    "qualifiedName": NamedFormat("QualifiedName", is_qualified_name, 60),
     "dns1123LabelPrefix": NamedFormat(
-        "DNS1123LabelPrefix", lambda s: is_dns1123_label(_mask_trailing_dash(s))
+        "DNS1123LabelPrefix", lambda s: is_dns1123_label(_mask_trailing_dash(s)), 30
     ),
     "dns1123SubdomainPrefix": NamedFormat(
-        "DNS1123SubdomainPrefix", lambda s: is_dns1123_subdomain(_mask_trailing_dash(s))
+        "DNS1123SubdomainPrefix", lambda s: is_dns1123_subdomain(_mask_trailing_dash(s)), 60
     ),
     "dns1035LabelPrefix": NamedFormat(
-        "DNS1035LabelPrefix", lambda s: is_dns1035_label(_mask_trailing_dash(s))
+        "DNS1035LabelPrefix", lambda s: is_dns1035_label(_mask_trailing_dash(s)), 30
     ),
-    "labelValue": NamedFormat("LabelValue", is_label_value),
-    "uri": NamedFormat("URI", _uri),
+    "labelValue": NamedFormat("LabelValue", is_label_value, 40),
+    "uri": NamedFormat("URI", _uri, 1104),
     "uuid": NamedFormat(
-        "uuid", lambda s: [] if _UUID.match(s) else ["does not match the UUID format"]
+        "uuid", lambda s: [] if _UUID.match(s) else ["does not match the UUID format"], 70
     ),
-    "byte": NamedFormat("byte", _byte),
-    "date": NamedFormat("date", lambda s: [] if _is_date(s) else ["invalid date"]),
-    "datetime": NamedFormat("datetime", _datetime),
+    "byte": NamedFormat("byte", _byte, 84),
+    "date": NamedFormat("date", lambda s: [] if _is_date(s) else ["invalid date"], 71),
+    "datetime": NamedFormat("datetime", _datetime, 71),
 }
 
 
@@ -248,6 +255,13 @@ def validate(fmt: NamedFormat, value: str) -> Optional:
 def named(name: str) -> Optional:
     fmt = FORMATS.get(name)
     return Optional(True, fmt) if fmt is not None else Optional(False)
+
+
+def _validate_cost(args: Any, _result: Any) -> int:
+    """Kubernetes prices a validation like a regex match of the format's pattern size."""
+    fmt, text = args
+    str_cost = math.ceil((1 + len(text)) * STRING_TRAVERSAL_COST_FACTOR)
+    return str_cost * math.ceil(fmt.max_regex_size * REGEX_STRING_LENGTH_COST_FACTOR)
 
 
 def _constant(fmt: NamedFormat) -> Callable[[], Any]:
@@ -264,6 +278,7 @@ def register(registry: Registry) -> None:
             optional_of(list_of(STRING)),
             validate,
             member=True,
+            cost=_validate_cost,
         ),
     )
     registry.add(

@@ -7,10 +7,16 @@ addresses; Python's ipaddress accepts the same textual forms once those are excl
 from __future__ import annotations
 
 import ipaddress
+import math
 from typing import Any
 
 from kubedra.cel.errors import CelEvaluationError
-from kubedra.cel.libs._common import STRING_TRAVERSAL_COST_FACTOR, first_arg_string_cost, nominal
+from kubedra.cel.libs._common import (
+    STRING_TRAVERSAL_COST_FACTOR,
+    actual_size,
+    first_arg_string_cost,
+    nominal,
+)
 from kubedra.cel.registry import Overload, Registry
 from kubedra.cel.types import BOOL, INT, STRING, opaque
 from kubedra.gofmt import quote
@@ -314,12 +320,17 @@ def cidr_masked(cidr: CIDR) -> CIDR:
     return CIDR(cidr.network().network_address, cidr.bits)
 
 
-def _contains_cost(args: Any, _result: Any) -> int:
-    size = len(str(args[0]))
-    cost = int(-(-(2 * size) * STRING_TRAVERSAL_COST_FACTOR // 1))
+def _contains_ip_cost(args: Any, _result: Any) -> int:
+    """Kubernetes' containsIP cost: compare the byte lists, plus parsing a string argument."""
+    cost = math.ceil(2 * actual_size(args[0]) * STRING_TRAVERSAL_COST_FACTOR)
     if isinstance(args[1], str):
-        cost += int(-(-len(args[1]) * STRING_TRAVERSAL_COST_FACTOR // 1))
+        cost += math.ceil(len(args[1]) * STRING_TRAVERSAL_COST_FACTOR)
     return cost
+
+
+def _contains_cidr_cost(args: Any, result: Any) -> int:
+    size = actual_size(args[0])
+    return _contains_ip_cost(args, result) + math.ceil(size * STRING_TRAVERSAL_COST_FACTOR) + 1
 
 
 def register(registry: Registry) -> None:
@@ -353,7 +364,7 @@ def register(registry: Registry) -> None:
             BOOL,
             cidr_contains_ip,
             member=True,
-            cost=_contains_cost,
+            cost=_contains_ip_cost,
         ),
     )
     add(
@@ -364,7 +375,7 @@ def register(registry: Registry) -> None:
             BOOL,
             cidr_contains_ip,
             member=True,
-            cost=_contains_cost,
+            cost=_contains_ip_cost,
         ),
     )
     add(
@@ -375,7 +386,7 @@ def register(registry: Registry) -> None:
             BOOL,
             cidr_contains_cidr,
             member=True,
-            cost=_contains_cost,
+            cost=_contains_cidr_cost,
         ),
     )
     add(
@@ -386,7 +397,7 @@ def register(registry: Registry) -> None:
             BOOL,
             cidr_contains_cidr,
             member=True,
-            cost=_contains_cost,
+            cost=_contains_cidr_cost,
         ),
     )
     add(

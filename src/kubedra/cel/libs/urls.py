@@ -56,7 +56,7 @@ def register(registry: Registry) -> None:
     registry.value_type(CelURL, URL_TYPE)
     add = registry.add
     add("url", Overload("string_to_url", (STRING,), URL_TYPE, to_url, cost=first_arg_string_cost))
-    add("isURL", Overload("is_url_string", (STRING,), BOOL, is_url, cost=first_arg_string_cost))
+    add("isURL", Overload("is_url_string", (STRING,), BOOL, is_url))
     add(
         "getScheme",
         Overload("url_get_scheme", (URL_TYPE,), STRING, lambda u: u.url.scheme, member=True),
