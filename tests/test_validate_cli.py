@@ -162,3 +162,19 @@ def test_standard_input_is_read_for_a_dash(runner: CliRunner) -> None:
         "<stdin>: document 1: document is an array, not an object",
         "1 object in 1 file: 1 valid, 0 invalid, 1 unreadable document",
     ]
+
+
+def test_deep_nesting_is_one_line_each(runner: CliRunner, tmp_path: Path) -> None:
+    block = "\n".join(" " * depth + "- " for depth in range(50_000))
+    (tmp_path / "block.yaml").write_text(block)
+    flow = "[" * 900 + "]" * 900
+    pod = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  x: {flow}\n"
+    (tmp_path / "pod.yaml").write_text(pod)
+    result = runner.invoke(app, ["validate", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"{tmp_path / 'block.yaml'}: document 0: YAML syntax error at line 1000, column 1000: "
+        "exceeded maximum nesting depth",
+        f'{tmp_path / "pod.yaml"}: document 0: Pod "p" is nested too deeply',
+        "0 objects in 2 files: 0 valid, 0 invalid, 2 unreadable documents",
+    ]

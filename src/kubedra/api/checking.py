@@ -13,6 +13,7 @@ from typing import Any
 from kubedra.api.defaults import apply_defaults
 from kubedra.api.gcpause import paused_gc
 from kubedra.api.io import LoadedObject, LoadError, LoadResult, load_paths
+from kubedra.api.io.decoding import object_name
 from kubedra.api.validation import FieldError, format_invalid, validate_object
 
 
@@ -54,11 +55,15 @@ def check_loaded(loaded: LoadResult) -> Report:
 def _check(loaded: LoadResult) -> Report:
     report = Report(load_errors=list(loaded.errors), files=loaded.files)
     for obj in loaded.objects:
-        defaulted = apply_defaults(obj.wire)
         try:
+            defaulted = apply_defaults(obj.wire)
             errors = validate_object(defaulted)
         except Exception as error:  # a rule bug must not hide the other objects' verdicts
-            message = f"internal error while validating: {type(error).__name__}: {error}"
+            message = (
+                f"{object_name(obj.wire)} is nested too deeply"
+                if isinstance(error, RecursionError)
+                else f"internal error while validating: {type(error).__name__}: {error}"
+            )
             report.load_errors.append(LoadError(obj.source, obj.document, message, obj.item))
             continue
         report.verdicts.append(Verdict(obj, defaulted, errors))

@@ -142,11 +142,12 @@ def decode(content: dict[str, Any]) -> dict[str, Any]:
     except ValidationError as error:
         raise DecodeError(_describe_validation_error(content, model, error)) from None
     except RecursionError:
-        raise DecodeError(f"{_object_name(content)}: object nested too deeply") from None
+        raise DecodeError(f"{object_name(content)}: object nested too deeply") from None
     return parsed.to_wire()
 
 
-def _object_name(content: dict[str, Any]) -> str:
+def object_name(content: dict[str, Any]) -> str:
+    """``Kind.group "namespace/name"``, as the apiserver names an object in its messages."""
     kind, api_version = content.get("kind"), content.get("apiVersion")
     group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
     qualified = f"{kind}.{group}" if group else str(kind)
@@ -166,7 +167,7 @@ def _describe_validation_error(
     shown = problems[:MAX_REPORTED_PROBLEMS]
     if len(problems) > len(shown):
         shown.append(f"and {len(problems) - len(shown)} more")
-    return f"{_object_name(content)} cannot be decoded: " + "; ".join(shown)
+    return f"{object_name(content)} cannot be decoded: " + "; ".join(shown)
 
 
 def field_path(model: type[BaseModel], location: tuple[int | str, ...]) -> str:

@@ -77,6 +77,11 @@ _YAML_1_1_ONLY = [
 YAML 1.2: y/n/yes/no/on/off booleans, 0-prefixed octal, binary and underscored numbers. One
 pattern per leading context because a literal prefix lets the regex engine skip ahead fast."""
 
+FAST_PATH_MAX_LINE = 1000
+"""Block nesting needs indentation or a ``- `` per level, so lines of at most this length keep
+the depth far below what overflows ``yaml_rs``'s stack (tens of thousands of levels); flow
+nesting it limits itself."""
+
 _STREAM_PREFIX = "--- 0\n...\n"
 """A document put before the text so that the fast parser always returns a list of them."""
 
@@ -230,6 +235,8 @@ def _parse_fast(text: str) -> list[Any] | None:
         return None  # merge keys, aliases and tags: PyYAML's handling is the reference
     if any(pattern.search(text) for pattern in _YAML_1_1_ONLY):
         return None
+    if max(map(len, text.split("\n"))) > FAST_PATH_MAX_LINE:
+        return None  # possibly deep block nesting, which overflows the fast parser's stack
     try:
         parsed = yaml_rs.loads(_STREAM_PREFIX + text, parse_datetime=False)
     except Exception:  # any refusal (syntax, limits, oddities) is handled by the slow path
