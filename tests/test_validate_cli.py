@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from kubedra.api.checking import check_loaded
+from kubedra.api.io import LoadedObject, LoadResult
 from kubedra.cli.main import _register_commands, app
 
 REPO = Path(__file__).resolve().parent.parent
@@ -164,17 +166,25 @@ def test_standard_input_is_read_for_a_dash(runner: CliRunner) -> None:
     ]
 
 
-def test_deep_nesting_is_one_line_each(runner: CliRunner, tmp_path: Path) -> None:
+def test_deep_block_nesting_is_one_line(runner: CliRunner, tmp_path: Path) -> None:
     block = "\n".join(" " * depth + "- " for depth in range(50_000))
     (tmp_path / "block.yaml").write_text(block)
-    flow = "[" * 900 + "]" * 900
-    pod = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  x: {flow}\n"
-    (tmp_path / "pod.yaml").write_text(pod)
     result = runner.invoke(app, ["validate", str(tmp_path)])
     assert result.exit_code == 1
     assert result.output.splitlines() == [
         f"{tmp_path / 'block.yaml'}: document 0: YAML syntax error at line 1000, column 1000: "
         "exceeded maximum nesting depth",
-        f'{tmp_path / "pod.yaml"}: document 0: Pod "p" is nested too deeply',
-        "0 objects in 2 files: 0 valid, 0 invalid, 2 unreadable documents",
+        "0 objects in 1 file: 0 valid, 0 invalid, 1 unreadable document",
+    ]
+
+
+def test_objects_too_deep_for_python_recursion_are_one_error() -> None:
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"x": deep}}
+    loaded = LoadResult(objects=[LoadedObject("pod.yaml", 0, None, "v1", "Pod", pod)], files=1)
+    report = check_loaded(loaded)
+    assert [str(error) for error in report.load_errors] == [
+        'pod.yaml: document 0: Pod "p" is nested too deeply'
     ]
