@@ -24,7 +24,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.text(), values, max_size=5))
 def test_round_trip(obj):
     assert yaml.safe_load(yaml_emit.dump(obj)) == obj

@@ -139,7 +139,6 @@ class _RegistrationServicer:
     def __init__(self, info: reg_pb2.PluginInfo) -> None:
         self.info = info
         self.status: reg_pb2.RegistrationStatus | None = None
-        self.notified = threading.Event()
 
     def GetInfo(self, request: Any, context: grpc.ServicerContext) -> reg_pb2.PluginInfo:
         return self.info
@@ -148,7 +147,6 @@ class _RegistrationServicer:
         self, request: reg_pb2.RegistrationStatus, context: grpc.ServicerContext
     ) -> reg_pb2.RegistrationStatusResponse:
         self.status = request
-        self.notified.set()
         if not request.plugin_registered:
             log.error("kubelet rejected the registration: %s", request.error)
             context.abort(grpc.StatusCode.UNKNOWN, f"failed registration process: {request.error}")
@@ -247,10 +245,3 @@ class PluginServer:
             server.stop(grace).wait(grace + 1.0)
             socket.unlink(missing_ok=True)
         self._servers.clear()
-
-    def wait_registered(self, timeout: float) -> bool:
-        """Whether the kubelet reported a successful registration within ``timeout`` seconds."""
-        if not self.registration.notified.wait(timeout):
-            return False
-        status = self.registration.status
-        return bool(status and status.plugin_registered)
