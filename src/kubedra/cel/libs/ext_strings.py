@@ -10,7 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from kubedra.cel.errors import CelEvaluationError
-from kubedra.cel.libs._common import STRING_TRAVERSAL_COST_FACTOR, string_cost
+from kubedra.cel.libs._common import (
+    STRING_TRAVERSAL_COST_FACTOR,
+    first_arg_traversal,
+    string_cost,
+)
 from kubedra.cel.libs.string_format import format_string, validate_format_call
 from kubedra.cel.registry import Overload, Registry
 from kubedra.cel.types import DYN, INT, STRING, list_of
@@ -155,8 +159,9 @@ def _join_cost(_args: Any, result: Any) -> int:
     return string_cost(result, 2 * STRING_TRAVERSAL_COST_FACTOR)
 
 
-def _format_cost(args: Any, _result: Any) -> int:
-    return string_cost(args[0]) + 1
+def _search_cost(args: Any, result: Any) -> int:
+    """Kubernetes prices indexOf/lastIndexOf as a traversal of the receiver's bytes."""
+    return first_arg_traversal(args, result)
 
 
 def register(registry: Registry) -> None:
@@ -165,12 +170,12 @@ def register(registry: Registry) -> None:
     add("charAt", Overload("string_char_at_int", (s, i), s, char_at, member=True))
     add(
         "indexOf",
-        Overload("string_index_of_string", (s, s), i, index_of, member=True, cost=_receiver_cost),
+        Overload("string_index_of_string", (s, s), i, index_of, member=True, cost=_search_cost),
     )
     add(
         "indexOf",
         Overload(
-            "string_index_of_string_int", (s, s, i), i, index_of, member=True, cost=_receiver_cost
+            "string_index_of_string_int", (s, s, i), i, index_of, member=True, cost=_search_cost
         ),
     )
     add(
@@ -181,7 +186,7 @@ def register(registry: Registry) -> None:
             i,
             last_index_of,
             member=True,
-            cost=_receiver_cost,
+            cost=_search_cost,
         ),
     )
     add(
@@ -192,7 +197,7 @@ def register(registry: Registry) -> None:
             i,
             last_index_of,
             member=True,
-            cost=_receiver_cost,
+            cost=_search_cost,
         ),
     )
     add(
@@ -270,7 +275,6 @@ def register(registry: Registry) -> None:
             s,
             format_string,
             member=True,
-            cost=_format_cost,
             validate=validate_format_call,
         ),
     )

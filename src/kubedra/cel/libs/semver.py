@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kubedra.api.semver import Semver, SemverParseError
 from kubedra.cel.errors import CelEvaluationError
-from kubedra.cel.libs._common import nominal
+from kubedra.cel.libs._common import first_arg_string_cost, nominal
 from kubedra.cel.registry import Overload, Registry
 from kubedra.cel.types import BOOL, INT, STRING, opaque
 
@@ -35,10 +35,11 @@ def register(registry: Registry) -> None:
     registry.value_type(Semver, SEMVER)
     s2 = (SEMVER, SEMVER)
     add = registry.add
-    add("semver", Overload("string_to_semver", (STRING,), SEMVER, semver))
-    add("semver", Overload("string_bool_to_semver", (STRING, BOOL), SEMVER, semver))
-    add("isSemver", Overload("is_semver_string", (STRING,), BOOL, is_semver))
-    add("isSemver", Overload("is_semver_string_bool", (STRING, BOOL), BOOL, is_semver))
+    sc = first_arg_string_cost  # parsing is priced as a traversal of the string
+    add("semver", Overload("string_to_semver", (STRING,), SEMVER, semver, cost=sc))
+    add("semver", Overload("string_bool_to_semver", (STRING, BOOL), SEMVER, semver, cost=sc))
+    add("isSemver", Overload("is_semver_string", (STRING,), BOOL, is_semver, cost=sc))
+    add("isSemver", Overload("is_semver_string_bool", (STRING, BOOL), BOOL, is_semver, cost=sc))
     add(
         "isGreaterThan",
         Overload(
