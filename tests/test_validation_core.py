@@ -84,9 +84,9 @@ CORE_CASES = [
         "duplicate pod claim",
         with_value(pod(), ("spec", "resourceClaims", 1, "name"), "gpu"),
         [
+            'spec.resourceClaims[1].name: Duplicate value: "gpu"',
             'spec.containers[0].resources.claims[1]: Not found: "shared": must be one of the names '
             "in pod.spec.resourceClaims: gpu",
-            'spec.resourceClaims[1].name: Duplicate value: "gpu"',
         ],
     ),
     (
@@ -182,6 +182,11 @@ CORE_CASES = [
             "nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified "
             "single value when `operator` is 'Lt' or 'Gt'"
         ],
+    ),
+    (
+        "init container named like a container",
+        with_value(pod(), ("spec", "initContainers"), [{"name": "main", "image": "busybox"}]),
+        ['spec.initContainers[0].name: Duplicate value: "main"'],
     ),
     (
         "no containers",

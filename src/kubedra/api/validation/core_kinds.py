@@ -55,17 +55,26 @@ def validate_pod(obj: dict) -> list[FieldError]:
 
 
 def _validate_pod_spec(spec: dict, path: str) -> list[FieldError]:
+    """In upstream's order: claims, containers, init containers, node selection, tolerations."""
     claims = as_list(spec.get("resourceClaims"))
     claim_names = {as_str(as_dict(c).get("name")) for c in claims if as_str(as_dict(c).get("name"))}
+    errs = _validate_pod_resource_claims(claims, child(path, "resourceClaims"))
     containers = as_list(spec.get("containers"))
-    errs: list[FieldError] = []
+    container_names: set[str] = set()
     if not containers:
         errs.append(required(child(path, "containers")))
     else:
-        errs.extend(_validate_containers(containers, claim_names, child(path, "containers"), True))
+        errs.extend(
+            _validate_containers(
+                containers, claim_names, child(path, "containers"), container_names
+            )
+        )
     errs.extend(
         _validate_containers(
-            as_list(spec.get("initContainers")), claim_names, child(path, "initContainers"), True
+            as_list(spec.get("initContainers")),
+            claim_names,
+            child(path, "initContainers"),
+            container_names,
         )
     )
     errs.extend(validate_labels(as_dict(spec.get("nodeSelector")), child(path, "nodeSelector")))
@@ -89,7 +98,6 @@ def _validate_pod_spec(spec: dict, path: str) -> list[FieldError]:
                 as_str(spec["preemptionPolicy"]), child(path, "preemptionPolicy")
             )
         )
-    errs.extend(_validate_pod_resource_claims(claims, child(path, "resourceClaims")))
     scheduler = as_str(spec.get("schedulerName"))
     if scheduler:
         errs.extend(validate_dns1123_subdomain(scheduler, child(path, "schedulerName")))
@@ -191,10 +199,10 @@ def _validate_pod_resource_claims(claims: list, path: str) -> list[FieldError]:
 
 
 def _validate_containers(
-    containers: list, claim_names: set[str], path: str, image_required: bool
+    containers: list, claim_names: set[str], path: str, names: set[str]
 ) -> list[FieldError]:
+    """Containers or init containers; ``names`` collects names across both for uniqueness."""
     errs: list[FieldError] = []
-    names: set[str] = set()
     for i, container in enumerate(containers):
         container = as_dict(container)
         item_path = index(path, i)
@@ -209,7 +217,7 @@ def _validate_containers(
         else:
             names.add(name)
         image = as_str(container.get("image"))
-        if image_required and not image:
+        if not image:
             errs.append(required(child(item_path, "image")))
         elif image.strip() != image:
             errs.append(
