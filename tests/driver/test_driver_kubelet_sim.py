@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket as sockets
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -101,3 +102,38 @@ def test_contract_violations_are_reported(bad_plugin):
     assert sim.plugins["gpu.example.com"].service == "v1beta1.DRAPlugin"  # first one it knows
     assert wait_for(lambda: server.registration.status is not None)
     assert server.registration.status.plugin_registered
+
+
+def test_restarted_plugins_are_registered_again_and_stale_sockets_waited_for(short_tmp):
+    cluster = ClusterDirectory(short_tmp / "cluster")
+    paths = PluginPaths.for_driver("gpu.example.com", short_tmp / "reg", short_tmp / "plugins")
+
+    def server() -> PluginServer:
+        helper = PluginHelper(BadDriver(), "gpu.example.com", cluster, paths.data_dir)
+        return PluginServer(helper, paths)
+
+    sim = KubeletSim("node-1", short_tmp / "reg", cluster, short_tmp / "cdi")
+    first = server()
+    first.start()
+    try:
+        sim.step()
+        assert set(sim.plugins) == {"gpu.example.com"}
+        first.stop()
+        sim.step()
+        assert sim.plugins == {}
+        stale = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+        stale.bind(str(paths.registration_socket))  # a socket file nobody listens on
+        stale.close()
+        sim.step()
+        assert sim.plugins == {} and sim.violations == []
+        second = server()
+        second.start()
+        try:
+            sim.step()
+            assert set(sim.plugins) == {"gpu.example.com"}
+            assert second.registration.status is not None
+        finally:
+            second.stop()
+    finally:
+        first.stop()
+        sim.close()

@@ -61,8 +61,13 @@ class Violation:
         return {"kind": self.kind, "subject": self.subject, "detail": self.detail}
 
 
+class _NotListening(Exception):
+    """Nobody accepts connections on a registration socket (yet)."""
+
+
 @dataclass
 class Plugin:
+    registration: Path
     driver: str
     endpoint: str
     service: str
@@ -131,7 +136,9 @@ class KubeletSim:
         self.violations: list[Violation] = []
         self.failures: dict[str, str] = {}
         self.latencies_ms: dict[str, list[float]] = {"prepare": [], "unprepare": []}
-        self._seen_sockets: set[Path] = set()
+        # Registration socket -> the inode it had when last seen: a restarted plugin replaces
+        # its socket file, which the kubelet's watcher sees as a new plugin.
+        self._seen_sockets: dict[Path, int] = {}
         self._reported: set[tuple[str, str, str]] = set()
 
     def violate(self, kind: str, subject: str, detail: str) -> None:
@@ -147,16 +154,22 @@ class KubeletSim:
     def scan_registry(self) -> None:
         if not self.registry_dir.is_dir():
             return
-        present = {p for p in self.registry_dir.iterdir() if p.is_socket()}
-        for socket in sorted(present - self._seen_sockets):
-            self.register(socket)
-        for socket in self._seen_sockets - present:
+        present = {p: p.stat().st_ino for p in self.registry_dir.iterdir() if p.is_socket()}
+        for socket, inode in sorted(present.items()):
+            if self._seen_sockets.get(socket) == inode:
+                continue
+            try:
+                self.register(socket)
+            except _NotListening:
+                continue  # a stale file or a plugin still starting: try again next round
+            self._seen_sockets[socket] = inode
+        for socket in set(self._seen_sockets) - set(present):
+            del self._seen_sockets[socket]
             self._deregister(socket)
-        self._seen_sockets = present
 
     def _deregister(self, socket: Path) -> None:
         for driver, plugin in list(self.plugins.items()):
-            if socket.name.startswith(f"{driver}-"):
+            if plugin.registration == socket:
                 plugin.channel.close()
                 del self.plugins[driver]
 
@@ -167,6 +180,8 @@ class KubeletSim:
             try:
                 info = stub.GetInfo(reg_pb2.InfoRequest(), timeout=self.call_timeout)
             except grpc.RpcError as error:
+                if error.code() == grpc.StatusCode.UNAVAILABLE:
+                    raise _NotListening(subject) from error
                 self.violate("registration", subject, f"GetInfo failed: {error.code()}")
                 return None
             problem = self._validate_info(socket, info)
@@ -184,6 +199,7 @@ class KubeletSim:
         pb2, pb2_grpc = _API[service]
         channel = grpc.insecure_channel(f"unix:{info.endpoint}")
         plugin = Plugin(
+            registration=socket,
             driver=info.name,
             endpoint=info.endpoint,
             service=service,
