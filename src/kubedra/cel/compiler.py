@@ -598,15 +598,15 @@ class Compiler:
         arg_cost: int,
     ) -> Code:
         cost = overload.cost
+        checked = self._checked_impl(name, overload, impl, arg_types)
         if all_const and overload.result.kind not in ("list", "map"):
             consts = tuple(a.const for a in args)
             try:
-                value = impl(*consts)
+                value = checked(*consts)  # guarded: a dyn constant may have any type
                 call_cost = cost if isinstance(cost, int) else cost(consts, value)
                 return constant(value, arg_cost + call_cost)
             except CelError:
                 pass
-        checked = self._checked_impl(name, overload, impl, arg_types)
         fn = self._apply(checked, args)
         if isinstance(cost, int):
             return Code(fn, arg_cost + cost)

@@ -59,8 +59,8 @@ def _precompiled(impl: Callable[..., Any]) -> Callable[[tuple[Any, ...]], Any]:
 
     def prepare(consts: tuple[Any, ...]) -> Callable[..., Any] | None:
         pattern = consts[1]
-        if pattern is NOT_CONSTANT:
-            return None
+        if pattern is NOT_CONSTANT or not isinstance(pattern, str):
+            return None  # not a literal string: compiled (and type-checked) at run time
         regex = compile_regex(pattern)
         return lambda text, _pattern, *rest: impl(regex, text, *rest)
 
