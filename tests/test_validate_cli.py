@@ -183,7 +183,7 @@ def test_objects_too_deep_for_python_recursion_are_one_error() -> None:
     for _ in range(100_000):
         deep = [deep]
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"x": deep}}
-    loaded = LoadResult(objects=[LoadedObject("pod.yaml", 0, None, "v1", "Pod", pod)], files=1)
+    loaded = LoadResult(entries=[LoadedObject("pod.yaml", 0, None, "v1", "Pod", pod)], files=1)
     report = check_loaded(loaded)
     assert [str(error) for error in report.load_errors] == [
         'pod.yaml: document 0: Pod "p" is nested too deeply'

@@ -28,9 +28,18 @@ class Verdict:
 
 @dataclass
 class Report:
-    verdicts: list[Verdict] = field(default_factory=list)
-    load_errors: list[LoadError] = field(default_factory=list)
+    """Verdicts and errors in input order."""
+
+    entries: list[Verdict | LoadError] = field(default_factory=list)
     files: int = 0
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        return [entry for entry in self.entries if isinstance(entry, Verdict)]
+
+    @property
+    def load_errors(self) -> list[LoadError]:
+        return [entry for entry in self.entries if isinstance(entry, LoadError)]
 
     @property
     def invalid(self) -> list[Verdict]:
@@ -53,21 +62,24 @@ def check_loaded(loaded: LoadResult) -> Report:
 
 
 def _check(loaded: LoadResult) -> Report:
-    report = Report(load_errors=list(loaded.errors), files=loaded.files)
-    for obj in loaded.objects:
-        try:
-            defaulted = apply_defaults(obj.wire)
-            errors = validate_object(defaulted)
-        except Exception as error:  # a rule bug must not hide the other objects' verdicts
-            message = (
-                f"{object_name(obj.wire)} is nested too deeply"
-                if isinstance(error, RecursionError)
-                else f"internal error while validating: {type(error).__name__}: {error}"
-            )
-            report.load_errors.append(LoadError(obj.source, obj.document, message, obj.item))
-            continue
-        report.verdicts.append(Verdict(obj, defaulted, errors))
+    report = Report(files=loaded.files)
+    for entry in loaded.entries:
+        report.entries.append(entry if isinstance(entry, LoadError) else _verdict(entry))
     return report
+
+
+def _verdict(obj: LoadedObject) -> Verdict | LoadError:
+    try:
+        defaulted = apply_defaults(obj.wire)
+        errors = validate_object(defaulted)
+    except Exception as error:  # a rule bug must not hide the other objects' verdicts
+        message = (
+            f"{object_name(obj.wire)} is nested too deeply"
+            if isinstance(error, RecursionError)
+            else f"internal error while validating: {type(error).__name__}: {error}"
+        )
+        return LoadError(obj.source, obj.document, message, obj.item)
+    return Verdict(obj, defaulted, errors)
 
 
 def render_invalid(verdict: Verdict) -> str:

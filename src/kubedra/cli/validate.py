@@ -41,11 +41,12 @@ def validate(
 
 
 def _print_text(report: Report) -> None:
-    for error in report.load_errors:
-        typer.echo(str(error))
-    for verdict in report.invalid:
-        typer.echo(render_invalid(verdict))
-        typer.echo(f"  in {verdict.loaded.location()}")
+    for entry in report.entries:
+        if isinstance(entry, LoadError):
+            typer.echo(str(entry))
+        elif entry.errors:
+            typer.echo(render_invalid(entry))
+            typer.echo(f"  in {entry.loaded.location()}")
     typer.echo(_summary(report))
 
 

@@ -33,18 +33,18 @@ from kubedra.api.io.writing import dump_json, dump_yaml, to_clean_wire
 
 @dataclass
 class LoadResult:
-    """The objects that loaded and the errors that stopped the others, in input order."""
+    """What was read, in input order: objects that loaded and errors that stopped the others."""
 
-    objects: list[LoadedObject] = field(default_factory=list)
-    errors: list[LoadError] = field(default_factory=list)
+    entries: list[LoadedObject | LoadError] = field(default_factory=list)
     files: int = 0
 
-    def add(self, entries: Iterable[LoadedObject | LoadError]) -> None:
-        for entry in entries:
-            if isinstance(entry, LoadError):
-                self.errors.append(entry)
-            else:
-                self.objects.append(entry)
+    @property
+    def objects(self) -> list[LoadedObject]:
+        return [entry for entry in self.entries if isinstance(entry, LoadedObject)]
+
+    @property
+    def errors(self) -> list[LoadError]:
+        return [entry for entry in self.entries if isinstance(entry, LoadError)]
 
 
 def load_paths(paths: Iterable[str | Path]) -> LoadResult:
@@ -57,14 +57,14 @@ def _load_paths(paths: Iterable[str | Path]) -> LoadResult:
     result = LoadResult()
     for file in manifest_files(paths):
         if isinstance(file, LoadError):
-            result.errors.append(file)
+            result.entries.append(file)
             continue
         result.files += 1
         for document in read_documents(file):
             if isinstance(document, LoadError):
-                result.errors.append(document)
+                result.entries.append(document)
             else:
-                result.add(decode_document(document))
+                result.entries.extend(decode_document(document))
     return result
 
 
@@ -75,9 +75,9 @@ def load_text(text: str, source: str = "<text>", *, json_input: bool = False) ->
         documents = parse_json(text, source) if json_input else parse_yaml(text, source)
         for document in documents:
             if isinstance(document, LoadError):
-                result.errors.append(document)
+                result.entries.append(document)
             else:
-                result.add(decode_document(document))
+                result.entries.extend(decode_document(document))
     return result
 
 
