@@ -243,7 +243,6 @@ _EXPECTED = {
     "dict_type": "object",
     "model_type": "object",
     "model_attributes_type": "object",
-    "literal_error": "a matching constant",
 }
 
 
