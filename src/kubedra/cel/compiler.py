@@ -23,7 +23,7 @@ from typing import Any
 
 from kubedra.cel import ast
 from kubedra.cel.checker import Checked
-from kubedra.cel.errors import CelCostLimitError, CelError, CelEvaluationError
+from kubedra.cel.errors import CelCostLimitError, CelEvaluationError
 from kubedra.cel.registry import NOT_CONSTANT, Overload
 from kubedra.cel.stdlib import (
     equality_cost,
@@ -437,7 +437,7 @@ class Compiler:
         if all(a.is_const for a in args):
             try:
                 return constant(impl(*(a.const for a in args)), total)
-            except CelError:
+            except Exception:  # left to fail (or not) at evaluation time
                 pass
         return Code(self._apply(impl, args), total)
 
@@ -487,6 +487,8 @@ class Compiler:
                     return constant(impl(*consts), 0)
                 except CelEvaluationError as e:
                     raise InstantiationError(str(e)) from None
+                except Exception:  # a value the declaration admits but impl cannot take
+                    pass
             inline = self._inline_comparison(name, overload, args, arg_types)
             if inline is not None:
                 return inline
@@ -605,7 +607,7 @@ class Compiler:
                 value = checked(*consts)  # guarded: a dyn constant may have any type
                 call_cost = cost if isinstance(cost, int) else cost(consts, value)
                 return constant(value, arg_cost + call_cost)
-            except CelError:
+            except Exception:  # left to fail (or not) at evaluation time
                 pass
         fn = self._apply(checked, args)
         if isinstance(cost, int):
@@ -631,7 +633,8 @@ class Compiler:
         the declared one. Statically typed arguments need no check."""
         params = overload.params
         needs = [
-            p.kind not in ("dyn", "param", "free") and t.kind in ("dyn", "free", "error")
+            p.kind not in ("dyn", "param", "free", "null")
+            and t.kind in ("dyn", "free", "error", "null")
             for p, t in zip(params, arg_types, strict=True)
         ]
         if not any(needs):

@@ -157,7 +157,7 @@ def tokenize(text: str) -> list[Token]:
             pos = tokens[-1].value[1]
             tokens[-1].value = tokens[-1].value[0]
             continue
-        if ch.isdigit() or (ch == "." and pos + 1 < n and text[pos + 1].isdigit()):
+        if "0" <= ch <= "9" or (ch == "." and pos + 1 < n and "0" <= text[pos + 1] <= "9"):
             tokens.append(_number(text, pos))
             pos += len(tokens[-1].text)
             continue
