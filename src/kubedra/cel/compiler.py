@@ -43,6 +43,7 @@ from kubedra.cel.values import (
     TypeValue,
     UInt,
     cel_equal,
+    registered_class,
     value_type,
 )
 
@@ -117,6 +118,15 @@ def accepts(t: CelType, value: Any) -> bool:
     if t.name == "optional_type":
         return isinstance(value, Optional)
     return value_type(value).name == t.name
+
+
+def _exact_class(t: CelType) -> type | None:
+    """The one Python class whose instances have this CEL type, when there is one."""
+    if t.kind == "prim":
+        return _PRIMITIVE_CLASSES[t.name]
+    if t.kind == "opaque" and t.name != "optional_type":
+        return registered_class(t.name)
+    return None
 
 
 _GO_TYPE_NAMES = {
@@ -639,6 +649,29 @@ class Compiler:
         ]
         if not any(needs):
             return impl
+        classes = [_exact_class(p) if need else None for p, need in zip(params, needs, strict=True)]
+        if len(params) == 2 and all(
+            c is not None for c, n in zip(classes, needs, strict=True) if n
+        ):
+            k0, k1 = classes
+
+            def class_guarded2(v0: Any, v1: Any) -> Any:
+                if (k0 is not None and type(v0) is not k0) or (
+                    k1 is not None and type(v1) is not k1
+                ):
+                    raise no_such_overload(name, (v0, v1))
+                return impl(v0, v1)
+
+            return class_guarded2
+        if len(params) == 1 and classes[0] is not None:
+            k = classes[0]
+
+            def class_guarded1(v0: Any) -> Any:
+                if type(v0) is not k:
+                    raise no_such_overload(name, (v0,))
+                return impl(v0)
+
+            return class_guarded1
         if len(params) == 1:
             p0 = params[0]
 

@@ -12,7 +12,6 @@ from collections.abc import Callable, Collection, Mapping
 from functools import cache
 from typing import Any
 
-from kubedra.cel import ast
 from kubedra.cel.checker import KUBERNETES, Checked, Checker, CheckError, Dialect
 from kubedra.cel.compiler import COST_LIMIT_MESSAGE, Code, Compiler, InstantiationError
 from kubedra.cel.cost import SizeHints, estimate_cost
@@ -78,8 +77,10 @@ class Program:
         tracked = Compiler(checked, variables, track=True, limit=limit)
         self._tracked: Code = tracked.compile(checked.root)
         self._slots = tracked.slot_count + 1
-        has_loops = _has_macro(checked.root)
-        if not has_loops and self.estimated_max_cost <= limit:
+        # The estimate is an upper bound (sizes of variables come from declared limits, any
+        # unknown size is unbounded), so below the limit no evaluation can exceed it and
+        # the cost need not be tracked at all.
+        if self.estimated_max_cost <= limit:
             fast = Compiler(checked, variables, track=False, limit=limit)
             self._fast: Code | None = fast.compile(checked.root)
         else:
@@ -88,6 +89,11 @@ class Program:
     @property
     def constant(self) -> Any:
         return self._tracked.const
+
+    @property
+    def scratch_size(self) -> int:
+        """Length of the scratch list a closure needs (cost slot plus variable slots)."""
+        return self._slots
 
     @property
     def fast_function(self) -> Callable[[Any, list[Any]], Any] | None:
@@ -119,32 +125,13 @@ class Program:
         if fast is None:
             return self.evaluate(data)[0]
         try:
-            return fast.fn(data, _NO_SLOTS)
+            return fast.fn(data, [0] * self._slots)
         except CelError:
             raise
         except RecursionError:
             raise CelEvaluationError("expression too deeply nested") from None
         except Exception as e:
             raise CelEvaluationError(f"internal error: {e}") from None
-
-
-_NO_SLOTS: list[Any] = [0]
-
-
-def _has_macro(node: ast.Node) -> bool:
-    if isinstance(node, ast.Macro):
-        return True
-    if isinstance(node, ast.Select):
-        return _has_macro(node.operand)
-    if isinstance(node, ast.Call):
-        return any(_has_macro(a) for a in node.args) or (
-            node.target is not None and _has_macro(node.target)
-        )
-    if isinstance(node, ast.CreateList):
-        return any(_has_macro(e) for e in node.elements)
-    if isinstance(node, ast.CreateMap):
-        return any(_has_macro(e.key) or _has_macro(e.value) for e in node.entries)
-    return False
 
 
 class Environment:

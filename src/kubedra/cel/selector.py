@@ -150,12 +150,15 @@ _SCRATCH: list[Any] = [0]
 class CompiledSelector:
     """A device selector compiled once; ``matches`` is the allocator's hot path."""
 
-    __slots__ = ("_fast", "_program", "estimated_max_cost", "expression")
+    __slots__ = ("_fast", "_program", "_scratch", "estimated_max_cost", "expression")
 
     def __init__(self, expression: str, program: Program) -> None:
         self.expression = expression
         self._program = program
         self._fast = program.fast_function
+        # Without comprehension variables the untracked closures never write the scratch
+        # list, so one shared list serves every call.
+        self._scratch = program.scratch_size
         self.estimated_max_cost: int = program.estimated_max_cost
 
     def matches(self, device: CelDevice) -> bool:
@@ -164,7 +167,8 @@ class CompiledSelector:
         if fast is None or device.error is not None:
             return self.evaluate(device)[0]
         try:
-            result = fast(device.variables, _SCRATCH)
+            size = self._scratch
+            result = fast(device.variables, _SCRATCH if size == 1 else [0] * size)
         except CelCostLimitError:
             raise
         except CelEvaluationError as e:

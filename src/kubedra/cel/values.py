@@ -149,6 +149,12 @@ def library_type(name: str) -> CelType | None:
     return None
 
 
+def registered_class(name: str) -> type | None:
+    """The library class registered for a CEL type name, if exactly one is."""
+    found = [cls for cls, t in _VALUE_TYPES.items() if t.name == name]
+    return found[0] if len(found) == 1 else None
+
+
 def value_type(value: Any) -> CelType:
     """The CEL type of a runtime value (list and map without element types)."""
     t = type(value)
