@@ -7,8 +7,9 @@ way NVIDIA's driver does with a lenient semver parser: missing minor/patch parts
 leading zeros are dropped (``"8.0"`` -> ``"8.0.0"``, ``"535.104.05"`` -> ``"535.104.5"``);
 cudaDriverVersion comes from NVML's integer (``12040`` -> ``"12.4"`` -> ``"12.4.0"``).
 
-Absent-safe: without the package, the library or a GPU, :func:`discover` returns no devices and
-says why. ``python -m kubedra.driver.nvidia`` prints the devices as ResourceSlice YAML.
+Whole GPUs only: MIG devices are not enumerated. Absent-safe: without the package, the
+library or a GPU, :func:`discover` returns no devices and says why.
+``python -m kubedra.driver.nvidia`` prints the devices as ResourceSlice YAML.
 """
 
 from __future__ import annotations
