@@ -1218,6 +1218,9 @@ class Compiler:
         track = self.track
         check = self._limit_check()
         step_cost = {"transformMap": 4, "transformMapEntry": 3}.get(kind, 12) + t_cost
+        if kind in ("map", "transformList") and args[-1].is_const:
+            # cel-go appends a constant one-element list: no list is built per step
+            step_cost -= 10
         to_map = kind in ("transformMap", "transformMapEntry")
 
         def collect(d: Any, s: list[Any]) -> Any:
