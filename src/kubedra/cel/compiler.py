@@ -201,6 +201,17 @@ def optional_select(value: Any, name: str) -> Optional:
     raise CelEvaluationError(f"type '{value_type(value).name}' does not support field selection")
 
 
+def _relative(operand: ast.Node) -> int:
+    """cel-go charges 1 for starting an attribute on a computed value (a literal, a call
+    result), on top of each field or index step; an identifier start is the 1 of the
+    identifier itself."""
+    if isinstance(operand, ast.Ident | ast.Select):
+        return 0
+    if isinstance(operand, ast.Call) and operand.function in ("_[_]", "_[?_]"):
+        return 0
+    return 1
+
+
 def _is_map_like(t: CelType) -> bool:
     return t.kind in ("map", "object")
 
@@ -396,11 +407,22 @@ class Compiler:
         operand = self.compile(node.operand)
         op = operand.fn
         name = node.field
+        base = operand.cost + _relative(node.operand)
         if node.test_only:
-            return Code(lambda d, s: has_field(op(d, s), name), operand.cost)
+            return Code(lambda d, s: has_field(op(d, s), name), base)
         if node.optional:
-            return Code(lambda d, s: optional_select(op(d, s), name), operand.cost + 1)
-        return Code(lambda d, s: select_field(op(d, s), name), operand.cost + 1)
+            if not self.track:
+                return Code(lambda d, s: optional_select(op(d, s), name), base)
+
+            def opt_select(d: Any, s: list[Any]) -> Any:
+                # cel-go charges the optional step only when it finds a value.
+                result = optional_select(op(d, s), name)
+                if result.has_value:
+                    s[0] += 1
+                return result
+
+            return Code(opt_select, base)
+        return Code(lambda d, s: select_field(op(d, s), name), base + 1)
 
     # calls ----------------------------------------------------------------------------
 
@@ -427,7 +449,18 @@ class Compiler:
         if name == "_[_]":
             return self.index(node, args)
         if name == "_[?_]":
-            return self.simple_call(lambda a, b: optional_index(a, b), args, 1)
+            found = self.simple_call(optional_index, args, _relative(node.args[0]))
+            if not self.track or found.is_const:
+                return found
+            o_fn = found.fn
+
+            def opt_index(d: Any, s: list[Any]) -> Any:
+                result = o_fn(d, s)
+                if result.has_value:
+                    s[0] += 1
+                return result
+
+            return Code(opt_index, found.cost)
         if name == "!_":
             return self.logical_not(args[0])
         return self.function(name, overloads, args, [self.type_of(a) for a in operands])
@@ -881,7 +914,7 @@ class Compiler:
                 raise no_such_overload(name, (value, other))
             return other
 
-        return Code(or_else, opt.cost + 1)
+        return Code(or_else, opt.cost)
 
     def equality(self, node: ast.Call, args: list[Code], negate: bool) -> Code:
         left, right = args
@@ -909,8 +942,9 @@ class Compiler:
         if lt.kind in ("prim", "null") and lt not in sized and rt not in sized:
             return Code(self._apply(impl, args), total + 1)
         if right.is_const and size_of(right.const) <= 1:
-            # min(size(left), size(right)) is at most 1: the cost is 1 unless left is empty.
-            return Code(self._apply(impl, args), total + 1)
+            # min(size(left), size(right)) is at most 1: 0 against an empty literal, else 1
+            # (unless the left side is empty, a difference not worth tracking).
+            return Code(self._apply(impl, args), total + size_of(right.const))
         if not self.track:
             return Code(self._apply(impl, args), total)
 
@@ -966,7 +1000,6 @@ class Compiler:
                 kinds = {type(x) for x in members}
                 if len(kinds) == 1:
                     kind = next(iter(kinds))
-                    size = len(members)
                     e_fn = element.fn
 
                     def in_set(d: Any, s: list[Any]) -> Any:
@@ -975,7 +1008,8 @@ class Compiler:
                             return value in lookup
                         return in_list(value, members)
 
-                    return Code(in_set, total + size)
+                    # cel-go turns this into a set lookup, which costs nothing.
+                    return Code(in_set, total)
         else:
             impl = in_container
         e_fn, c_fn = element.fn, container.fn
@@ -994,7 +1028,7 @@ class Compiler:
         found = self._path(node)
         if found is not None:
             return self.path(*found)
-        return self.simple_call(index_value, args, 1)
+        return self.simple_call(index_value, args, 1 + _relative(node.args[0]))
 
     # literals -------------------------------------------------------------------------
 
@@ -1053,10 +1087,8 @@ class Compiler:
                 out[key] = value
             return out
 
-        if (
-            entries
-            and all(k.is_const and v.is_const for k, v, _ in entries)
-            and not any(opt for _, _, opt in entries)
+        if all(k.is_const and v.is_const for k, v, _ in entries) and not any(
+            opt for _, _, opt in entries
         ):
             try:
                 return constant(build(None, [0]), cost)
@@ -1196,7 +1228,7 @@ class Compiler:
                 elif value is not False:
                     raise CelEvaluationError("no such overload")
                 if track:
-                    s[0] += p_cost + (2 if value else 1)
+                    s[0] += p_cost + (2 if value else 0)
                     check(s)
             if track:
                 s[0] += 2
@@ -1217,7 +1249,7 @@ class Compiler:
         s2 = slots[1] if two else 0
         track = self.track
         check = self._limit_check()
-        step_cost = {"transformMap": 4, "transformMapEntry": 3}.get(kind, 12) + t_cost
+        step_cost = {"transformMap": 3, "transformMapEntry": 2}.get(kind, 12) + t_cost
         if kind in ("map", "transformList") and args[-1].is_const:
             # cel-go appends a constant one-element list: no list is built per step
             step_cost -= 10
@@ -1237,7 +1269,7 @@ class Compiler:
                         if keep is not False:
                             raise CelEvaluationError("no such overload")
                         if track:
-                            s[0] += f_cost + 1
+                            s[0] += f_cost
                             check(s)
                         continue
                 if track:

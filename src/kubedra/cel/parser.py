@@ -157,24 +157,20 @@ class Parser:
         return left
 
     def unary(self) -> ast.Node:
+        """``!`` and ``-`` runs: an even run cancels out and an odd one is one operator, as
+        cel-go's parser does; a single ``-`` before a number is a negative literal."""
         tok = self.peek()
-        if tok.kind == "!":
-            ops = []
-            while (t := self.accept("!")) is not None:
-                ops.append(t)
-            node = self.member()
-            for op in reversed(ops):
-                node = ast.Call(op.offset, "!_", [node])
+        if tok.kind not in ("!", "-"):
+            return self.member()
+        ops: list[Token] = []
+        while self.peek().kind == tok.kind:
+            ops.append(self.next())
+        if tok.kind == "-" and len(ops) == 1 and self.peek().kind in ("INT", "DOUBLE"):
+            return self.member(negate=ops[0])
+        node = self.member()
+        if len(ops) % 2 == 0:
             return node
-        if tok.kind == "-":
-            ops = []
-            while self.peek().kind == "-" and self.peek(1).kind not in ("INT", "DOUBLE"):
-                ops.append(self.next())
-            node = self.member(negate=self.next()) if self.peek().kind == "-" else self.member()
-            for op in reversed(ops):
-                node = ast.Call(op.offset, "-_", [node])
-            return node
-        return self.member()
+        return ast.Call(ops[0].offset, "!_" if tok.kind == "!" else "-_", [node])
 
     def member(self, negate: Token | None = None) -> ast.Node:
         node = self.primary(negate)
