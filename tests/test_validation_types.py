@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubedra.api.validation import validate_object
+from kubedra.api.validation.schema import KIND_SCHEMAS
+from kubedra.api.validation.typecheck import ListOf, MapOf, Scalar
 from validation_fixtures import (
     allocated_claim,
     claim_template,
@@ -159,5 +161,33 @@ def test_mutated_objects_never_raise(seed: dict, data: st.DataObject, replacemen
     for step in path[:-1]:
         target = target[step]
     target[path[-1]] = replacement
+    for error in validate_object(obj):
+        assert str(error)
+
+
+def _from_schema(spec: Any) -> st.SearchStrategy[Any]:
+    """Objects of the right JSON types with arbitrary values, built from the wire schema."""
+    if isinstance(spec, Scalar):
+        return {
+            Scalar.STRING: st.text(max_size=12) | st.sampled_from(["a", "gpu", "x.com/y", ""]),
+            Scalar.INT64: st.integers(min_value=-(2**63), max_value=2**63 - 1),
+            Scalar.INT32: st.integers(min_value=-(2**31), max_value=2**31 - 1),
+            Scalar.BOOL: st.booleans(),
+            Scalar.QUANTITY: st.sampled_from(["1", "0", "-1", "1.5", "16Gi", "100m", "1e3"]),
+            Scalar.ANY: json_values,
+        }[spec]
+    if isinstance(spec, ListOf):
+        return st.none() | st.lists(_from_schema(spec.item), max_size=3)
+    if isinstance(spec, MapOf):
+        keys = st.text(max_size=8) | st.sampled_from(["memory", "a.com/b", "cpu"])
+        return st.none() | st.dictionaries(keys, _from_schema(spec.value), max_size=3)
+    return st.fixed_dictionaries({}, optional={k: _from_schema(v) for k, v in spec.items()})
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), kind=st.sampled_from(sorted(KIND_SCHEMAS)))
+def test_random_well_typed_objects_never_raise(data: st.DataObject, kind: str) -> None:
+    obj = data.draw(_from_schema(KIND_SCHEMAS[kind]))
+    obj["kind"] = kind
     for error in validate_object(obj):
         assert str(error)
