@@ -345,7 +345,8 @@ class Checker:
             if overload.validate is not None:
                 message = overload.validate(consts)
                 if message is not None:
-                    self.error(node.offset, message)
+                    # cel-go's validators point at the literal they reject: the last argument.
+                    self.error(args[-1].offset if args else node.offset, message)
                     break
         return result
 
@@ -363,7 +364,9 @@ class Checker:
             if elem_type is None:
                 elem_type = t
             elif not agrees(t, elem_type) and t.kind != "error" and elem_type.kind != "error":
-                self.mismatch(elem.offset, elem_type, t)
+                # cel-go's validator reports the first offending element of a literal only.
+                if homogeneous:
+                    self.mismatch(elem.offset, elem_type, t)
                 homogeneous = False
             else:
                 elem_type = most_specific(elem_type, t)
@@ -374,6 +377,7 @@ class Checker:
     def visit_map(self, node: ast.CreateMap) -> CelType:
         key_type: CelType | None = None
         value_type: CelType | None = None
+        reported = False
         for entry in node.entries:
             kt = self.visit(entry.key)
             vt = self.visit(entry.value)
@@ -387,15 +391,17 @@ class Checker:
             if key_type is None:
                 key_type = kt
             elif not agrees(kt, key_type) and kt.kind != "error" and key_type.kind != "error":
-                if not self.mismatch(entry.key.offset, key_type, kt):
+                if reported or not self.mismatch(entry.key.offset, key_type, kt):
                     key_type = DYN
+                reported = True
             else:
                 key_type = most_specific(key_type, kt)
             if value_type is None:
                 value_type = vt
             elif not agrees(vt, value_type) and vt.kind != "error" and value_type.kind != "error":
-                if not self.mismatch(entry.value.offset, value_type, vt):
+                if reported or not self.mismatch(entry.value.offset, value_type, vt):
                     value_type = DYN
+                reported = True
             else:
                 value_type = most_specific(value_type, vt)
         if key_type is None or value_type is None:

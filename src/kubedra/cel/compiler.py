@@ -673,7 +673,8 @@ class Compiler:
         name: str, overload: Overload, impl: Callable[..., Any], arg_types: list[CelType]
     ) -> Callable[..., Any]:
         """Guard the arguments that are ``dyn`` statically: their runtime type may not be
-        the declared one. Statically typed arguments need no check."""
+        the declared one. Statically typed arguments need no check. A single overload's
+        guard fails with plain "no such overload", as cel-go's type-guarded bindings do."""
         params = overload.params
         needs = [
             p.kind not in ("dyn", "param", "free", "null")
@@ -682,6 +683,13 @@ class Compiler:
         ]
         if not any(needs):
             return impl
+        detailed = overload.detailed_type_error
+
+        def mismatch(values: tuple[Any, ...]) -> CelEvaluationError:
+            if detailed:
+                return no_such_overload(name, values)
+            return CelEvaluationError("no such overload")
+
         classes = [_exact_class(p) if need else None for p, need in zip(params, needs, strict=True)]
         if len(params) == 2 and all(
             c is not None for c, n in zip(classes, needs, strict=True) if n
@@ -692,7 +700,7 @@ class Compiler:
                 if (k0 is not None and type(v0) is not k0) or (
                     k1 is not None and type(v1) is not k1
                 ):
-                    raise no_such_overload(name, (v0, v1))
+                    raise mismatch((v0, v1))
                 return impl(v0, v1)
 
             return class_guarded2
@@ -701,7 +709,7 @@ class Compiler:
 
             def class_guarded1(v0: Any) -> Any:
                 if type(v0) is not k:
-                    raise no_such_overload(name, (v0,))
+                    raise mismatch((v0,))
                 return impl(v0)
 
             return class_guarded1
@@ -710,7 +718,7 @@ class Compiler:
 
             def guarded1(v0: Any) -> Any:
                 if not accepts(p0, v0):
-                    raise no_such_overload(name, (v0,))
+                    raise mismatch((v0,))
                 return impl(v0)
 
             return guarded1
@@ -720,7 +728,7 @@ class Compiler:
 
             def guarded2(v0: Any, v1: Any) -> Any:
                 if (n0 and not accepts(p0, v0)) or (n1 and not accepts(p1, v1)):
-                    raise no_such_overload(name, (v0, v1))
+                    raise mismatch((v0, v1))
                 return impl(v0, v1)
 
             return guarded2
@@ -728,7 +736,7 @@ class Compiler:
         def guarded(*values: Any) -> Any:
             for p, v in zip(params, values, strict=True):
                 if not accepts(p, v):
-                    raise no_such_overload(name, values)
+                    raise mismatch(values)
             return impl(*values)
 
         return guarded

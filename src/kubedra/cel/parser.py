@@ -18,6 +18,10 @@ _EXPR_START = (
     "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
     "STRING, BYTES, IDENTIFIER}"
 )
+_EXPR_START_OR_OPTIONAL = _EXPR_START.replace("'!', ", "'!', '?', ")
+_STARTS = {"[", "{", "(", ".", "-", "!", "true", "false", "null"} | {
+    "INT", "UINT", "DOUBLE", "STRING", "BYTES", "IDENT", "QIDENT",
+}  # fmt: skip
 _RESERVED = {
     "as",
     "break",
@@ -200,6 +204,8 @@ class Parser:
                     node = ast.Select(tok.offset, node, name, optional=optional)
             elif tok.kind == "[":
                 self.next()
+                if self.peek().kind not in _STARTS and self.peek().kind != "?":
+                    raise self._unexpected(self.peek(), _EXPR_START_OR_OPTIONAL)
                 optional = self.accept("?") is not None
                 index = self.expr()
                 self.expect("]")

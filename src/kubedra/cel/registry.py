@@ -27,7 +27,8 @@ The environment imports every module of that package once, in name order, and ca
   non-literal arguments are ``NOT_CONSTANT``; may return a specialised implementation (e.g.
   a precompiled regex) or raise ``CelEvaluationError`` (-> "program instantiation failed").
 * ``validate(consts) -> str | None``: a compile-time check of literal arguments, like
-  cel-go's AST validators; a returned message is a compile error at the call.
+  cel-go's AST validators; a returned message is a compile error pointing at the last
+  argument.
 
 Nothing else is needed: the checker resolves overloads by these declarations, and the
 compiler calls ``impl`` directly when one overload matches statically or dispatches on the
@@ -74,6 +75,9 @@ class Overload:
     fold: bool = False
     prepare: Callable[[tuple[Any, ...]], Callable[..., Any] | None] | None = None
     validate: Callable[[tuple[Any, ...]], str | None] | None = None
+    # A wrong runtime argument type reads "no such overload: name(types)", as cel-go's
+    # type-guarded bindings report; its standard library says just "no such overload".
+    detailed_type_error: bool = True
 
 
 class Registry:

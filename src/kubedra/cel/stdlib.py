@@ -432,7 +432,7 @@ def register(registry: Registry) -> None:
     def op(
         name: str, oid: str, params: tuple[CelType, ...], result: CelType, impl: Any, **kw: Any
     ) -> None:
-        add(name, Overload(oid, params, result, impl, **kw))
+        add(name, Overload(oid, params, result, impl, detailed_type_error=False, **kw))
 
     # logic and conditionals (the compiler gives them their non-strict semantics)
     op("!_", "logical_not", (BOOL,), BOOL, lambda a: not a)
