@@ -506,3 +506,19 @@ def test_library_compile_errors(expression: str) -> None:
 
     with pytest.raises(CelCompileError):
         compile_selector(expression)
+
+
+def test_literal_quantities_do_not_drift_between_evaluations() -> None:
+    from kubedra.cel import compile_selector
+    from kubedra.cel.device import CelDevice
+
+    selector = compile_selector(
+        'quantity("1.5Gi").add(device.capacity["d"].m) == quantity("1.5Gi").add(1)'
+    )
+    for _ in range(3):
+        device = CelDevice.from_v1({"name": "x", "capacity": {"m": {"value": "1"}}}, "d")
+        assert selector.matches(device) is True
+    # a device's own decimal capacity is written through, as upstream's shared inf.Dec is
+    aliased = compile_selector('device.capacity["d"].m.isLessThan(device.capacity["d"].m.add(1))')
+    device = CelDevice.from_v1({"name": "x", "capacity": {"m": {"value": "1.5Gi"}}}, "d")
+    assert aliased.matches(device) is False

@@ -168,11 +168,15 @@ class _Dec:
     and writes the sum through it; sharing this object reproduces that.
     """
 
-    __slots__ = ("nanos", "scale")
+    __slots__ = ("nanos", "scale", "shared")
 
-    def __init__(self, nanos: int, scale: int) -> None:
+    def __init__(self, nanos: int, scale: int, shared: bool = True) -> None:
         self.nanos = nanos
         self.scale = scale  # inf.Dec scale: value = unscaled * 10**-scale
+        # False for values a CEL program computes itself: kubedra may fold those into
+        # constants reused by every evaluation, where Kubernetes builds them afresh each
+        # time, so writing through them would leak from one evaluation into the next.
+        self.shared = shared
 
     def unscaled(self) -> int:
         if self.scale >= 9:
@@ -310,6 +314,14 @@ class Quantity:
             return _int_form(-(self._n // 10 ** (self._scale + 9)), self._scale, self.format)
         return _dec_form(-d.nanos, d.scale, self.format)
 
+    def unshared(self) -> Quantity:
+        """This value with a decimal that CEL arithmetic will not write through (for values a
+        program creates itself, such as ``quantity("1.5Gi")``)."""
+        d = self._d
+        if d is None:
+            return self
+        return _new(0, 0, _Dec(d.nanos, d.scale, shared=False), self._s, self.format)
+
     def cel_add(self, other: Quantity) -> Quantity:
         """CEL ``add``: like :meth:`add`, but writes through a shared decimal as Kubernetes does."""
         return _sum(self, other, negate=False, alias=True)
@@ -419,11 +431,11 @@ def _sum(q: Quantity, y: Quantity, *, negate: bool, alias: bool) -> Quantity:
     b_scale = yd.scale if yd is not None else -y._scale
     nanos = q.nanos - y.nanos if negate else q.nanos + y.nanos
     scale = max(a_scale, b_scale)
-    if alias and qd is not None:
+    if alias and qd is not None and qd.shared:
         qd.nanos = nanos
         qd.scale = scale
         return _new(0, 0, qd, None, fmt)
-    return _dec_form(nanos, scale, fmt)
+    return _new(0, 0, _Dec(nanos, scale, shared=not alias), None, fmt)
 
 
 def _int64_add_amounts(a: int, a_scale: int, b: int, b_scale: int) -> tuple[int, int] | None:

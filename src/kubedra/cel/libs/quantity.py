@@ -18,7 +18,7 @@ QUANTITY = opaque("kubernetes.Quantity")
 
 def quantity(text: str) -> Quantity:
     try:
-        return Quantity.parse(text)
+        return Quantity.parse(text).unshared()
     except QuantityParseError as err:
         raise CelEvaluationError(str(err)) from None
 
