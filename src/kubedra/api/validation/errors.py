@@ -8,9 +8,10 @@ JSON, and Required/Forbidden/TooLong/Internal errors never show the value.
 from __future__ import annotations
 
 import json
-import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
+
+from kubedra.gofmt import quote as go_quote
 
 
 class ErrorType(StrEnum):
@@ -143,46 +144,6 @@ def go_struct(*fields: tuple[str, object]) -> GoLiteral:
     """An internal Go struct without JSON tags, as ``json.Marshal`` prints it: every field by
     its Go name, in declaration order, unset pointers as null."""
     return GoLiteral(go_json(dict(fields), sort_keys=False))
-
-
-_SIMPLE_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    "\\": "\\\\",
-    '"': '\\"',
-}
-
-
-def _go_printable(char: str) -> bool:
-    if char == " ":
-        return True
-    return unicodedata.category(char)[0] in "LMNPS"
-
-
-def go_quote(text: str) -> str:
-    """Quote a string like Go's ``strconv.Quote`` (``%q``)."""
-    out = ['"']
-    for char in text:
-        escaped = _SIMPLE_ESCAPES.get(char)
-        if escaped is not None:
-            out.append(escaped)
-        elif _go_printable(char):
-            out.append(char)
-        else:
-            code = ord(char)
-            if code < 0x80:
-                out.append(f"\\x{code:02x}")
-            elif code < 0x10000:
-                out.append(f"\\u{code:04x}")
-            else:
-                out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
 
 
 def required(path: str, detail: str = "") -> FieldError:
