@@ -12,8 +12,7 @@ from typing import Annotated
 
 import typer
 
-from kubedra.driver.cdi import DEFAULT_CDI_DIR
-from kubedra.driver.server import KUBELET_REGISTRY_DIR
+from kubedra.driver.paths import DEFAULT_CDI_DIR, KUBELET_REGISTRY_DIR
 from kubedra.driver.store import StoreError
 
 EXIT_VIOLATIONS = 3

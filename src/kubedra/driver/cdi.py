@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 from kubedra.driver.files import remove_file, write_atomic
+from kubedra.driver.paths import DEFAULT_CDI_DIR
 
-DEFAULT_CDI_DIR = Path("/var/run/cdi")
 KNOWN_VERSIONS = ("0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0")
 HOOK_NAMES = frozenset(
     {"prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop"}

@@ -24,6 +24,7 @@ from typing import Any
 import grpc
 
 from kubedra.driver.helper import PluginHelper
+from kubedra.driver.paths import KUBELET_PLUGINS_DIR, KUBELET_REGISTRY_DIR
 from kubedra.driver.proto import (
     kubedra_dra_health_v1alpha1_pb2 as health_pb2,
 )
@@ -40,8 +41,6 @@ from kubedra.driver.types import ClaimRef
 
 log = logging.getLogger(__name__)
 
-KUBELET_PLUGINS_DIR = Path("/var/lib/kubelet/plugins")
-KUBELET_REGISTRY_DIR = Path("/var/lib/kubelet/plugins_registry")
 PLUGIN_TYPE = "DRAPlugin"
 DRA_V1_SERVICE = "v1.DRAPlugin"
 DRA_V1BETA1_SERVICE = "v1beta1.DRAPlugin"
