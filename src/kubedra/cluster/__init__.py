@@ -1,1 +1,0 @@
-"""Cluster state, controllers, scheduler and simulation."""

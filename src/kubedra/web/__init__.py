@@ -1,1 +1,0 @@
-"""Web page that shows the simulation as it happens."""
