@@ -211,3 +211,14 @@ def test_fast_regex_agrees_with_re2(pattern: str, text: str) -> None:
 @pytest.mark.parametrize("pattern", ["(a+)+b", "\\pL", "[[:alpha:]]", "(?i)a", "a.*b.*c.*d"])
 def test_risky_patterns_stay_on_re2(pattern: str) -> None:
     assert _translate(pattern) is None
+
+
+def test_matches_enforces_the_cost_limit_like_evaluate() -> None:
+    """A straight-line selector whose library call is expensive is not put on the
+    untracked fast path: both entry points stop at the limit."""
+    selector = compile_selector("lists.range(1100000).size() > 0")
+    device = CelDevice.from_v1({"name": "d"}, "drv.io")
+    with pytest.raises(CelCostLimitError):
+        selector.evaluate(device)
+    with pytest.raises(CelCostLimitError):
+        selector.matches(device)

@@ -50,6 +50,9 @@ class _Estimator:
         self.registry = registry
         self.hints = hints
         self.scopes: list[dict[str, _Estimate]] = []
+        # Set when a call's runtime cost depends on its values but it declares no estimate:
+        # the figure is then not a safe bound for skipping runtime accounting.
+        self.guessed = False
 
     def default_size(self, node: ast.Node) -> int:
         t = self.checked.type(node)
@@ -171,6 +174,13 @@ class _Estimator:
                 lo = hi = overload.cost
             else:
                 lo, hi = 1, 1
+                # A value-dependent cost is only worrying when the values can be large.
+                large_result = overload.result.kind in ("list", "map") or overload.result.name in (
+                    "string",
+                    "bytes",
+                )
+                if large_result or any(size >= UNBOUNDED for size in sizes):
+                    self.guessed = True
             best_min = lo if best_min is None else min(best_min, lo)
             best_max = max(best_max, hi)
         return (best_min or 0), best_max
@@ -230,7 +240,11 @@ class _Estimator:
         return _Estimate(target.min_cost + 1, total, target.size)
 
 
-def estimate_cost(checked: Checked, registry: Registry, hints: SizeHints | None) -> tuple[int, int]:
-    """(min, max) cost of evaluating the expression once."""
-    result = _Estimator(checked, registry, hints).visit(checked.root)
-    return result.min_cost, result.max_cost
+def estimate_cost(
+    checked: Checked, registry: Registry, hints: SizeHints | None
+) -> tuple[int, int, bool]:
+    """(min, max) cost of evaluating the expression once, and whether max is a sure bound
+    (False when a library call with value-dependent cost declares no estimate)."""
+    estimator = _Estimator(checked, registry, hints)
+    result = estimator.visit(checked.root)
+    return result.min_cost, result.max_cost, not estimator.guessed

@@ -68,19 +68,19 @@ class Program:
         checked: Checked,
         variables: Collection[str],
         limit: int,
-        estimated: tuple[int, int],
+        estimated: tuple[int, int, bool],
     ) -> None:
         self.checked = checked
         self.output_type: CelType = checked.type(checked.root)
         self.limit = limit
-        self.estimated_min_cost, self.estimated_max_cost = estimated
+        self.estimated_min_cost, self.estimated_max_cost, bounded = estimated
         tracked = Compiler(checked, variables, track=True, limit=limit)
         self._tracked: Code = tracked.compile(checked.root)
         self._slots = tracked.slot_count + 1
         # The estimate is an upper bound (sizes of variables come from declared limits, any
         # unknown size is unbounded), so below the limit no evaluation can exceed it and
         # the cost need not be tracked at all.
-        if self.estimated_max_cost <= limit:
+        if bounded and self.estimated_max_cost <= limit:
             fast = Compiler(checked, variables, track=False, limit=limit)
             self._fast: Code | None = fast.compile(checked.root)
         else:

@@ -197,18 +197,26 @@ class CompiledSelector:
 
 
 @lru_cache(maxsize=8192)
-def _compile(expression: str, features: CelFeatures) -> CompiledSelector:
+def _compile(expression: str, features: CelFeatures) -> CompiledSelector | CelCompileError:
+    """The compiled selector, or the compile error (cached too: a broken selector is met
+    again for every candidate device)."""
     env = selector_environment(features)
-    checked = env.check(expression)
-    output = checked.type(checked.root)
-    if output != BOOL and output.kind not in ("dyn", "free"):
-        raise CelCompileError(f"must evaluate to bool or the unknown type, not {output}")
-    return CompiledSelector(expression, env.program(checked))
+    try:
+        checked = env.check(expression)
+        output = checked.type(checked.root)
+        if output != BOOL and output.kind not in ("dyn", "free"):
+            raise CelCompileError(f"must evaluate to bool or the unknown type, not {output}")
+        return CompiledSelector(expression, env.program(checked))
+    except CelCompileError as error:
+        return error
 
 
 def compile_selector(expression: str, features: CelFeatures | None = None) -> CompiledSelector:
     """Compile a DRA selector; cached by (expression, features). Raises CelCompileError."""
-    return _compile(expression, features or CelFeatures())
+    compiled = _compile(expression, features or CelFeatures())
+    if isinstance(compiled, CelCompileError):
+        raise CelCompileError(str(compiled))
+    return compiled
 
 
 __all__ = ["RUNTIME_COST_LIMIT", "CelFeatures", "CompiledSelector", "compile_selector"]
