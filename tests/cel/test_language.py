@@ -222,3 +222,9 @@ def test_matches_enforces_the_cost_limit_like_evaluate() -> None:
         selector.evaluate(device)
     with pytest.raises(CelCostLimitError):
         selector.matches(device)
+
+
+def test_double_conversion_rejects_overflowing_text() -> None:
+    assert run("double('-inf') < 0.0 && double('1e308') > 0.0") is True
+    with pytest.raises(CelEvaluationError, match="type conversion error from 'string' to 'double'"):
+        run("double(x)", x="1e400")

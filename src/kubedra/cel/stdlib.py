@@ -230,9 +230,13 @@ def double_from_string(s: str) -> float:
     try:
         if not stripped.isascii() or stripped != stripped.strip():
             raise ValueError(s)
-        return float(stripped)
+        value = float(stripped)
     except ValueError:
         raise _conversion_error("string", "double") from None
+    if math.isinf(value):
+        # Go's ParseFloat reports a range error for a finite literal that overflows.
+        raise _conversion_error("string", "double")
+    return value
 
 
 _BOOL_STRINGS = {
