@@ -31,6 +31,11 @@ META_CASES = [
         [f'metadata.name: Invalid value: "GPU-x7b2k": {SUBDOMAIN_MSG}'],
     ),
     (
+        "generateName prefix masking drops two characters, as upstream's maskTrailingDash",
+        with_value(without(node(), ("metadata", "name")), ("metadata", "generateName"), "n_-"),
+        [],
+    ),
+    (
         "negative generation",
         with_value(node(), ("metadata", "generation"), -1),
         ["metadata.generation: Invalid value: -1: must be greater than or equal to 0"],

@@ -143,8 +143,10 @@ def is_c_identifier(value: str) -> tuple[str, ...]:
 
 
 def _mask_trailing_dash(name: str) -> str:
+    """Upstream's ``maskTrailingDash``: it drops the LAST TWO characters before appending "a"
+    (a quirk kept for fidelity: it decides which generateName prefixes are accepted)."""
     if len(name) > 1 and name.endswith("-"):
-        return name[:-1] + "a"
+        return name[:-2] + "a"
     return name
 
 
