@@ -16,7 +16,7 @@ META_CASES = [
     (
         "name longer than 253",
         with_value(node(), ("metadata", "name"), "n" * 254),
-        ['metadata.name: Invalid value: "' + "n" * 254 + '": must be no more than 253 bytes'],
+        ['metadata.name: Invalid value: "' + "n" * 254 + '": must be no more than 253 characters'],
     ),
     (
         "generateName checked as a prefix",

@@ -460,6 +460,24 @@ def test_named_formats(name: str, value: str, valid: bool) -> None:
     assert named_formats.validate(fmt, value).has_value is (not valid)
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "messages"),
+    [
+        # apimachinery's IsDNS1123Label reports a valid subdomain as "must not contain dots".
+        ("dns1123Label", "a.b", ["must not contain dots"]),
+        ("dns1123Label", "a" * 64, ["must be no more than 63 characters"]),
+        ("qualifiedName", "a" * 64, ["name part must be no more than 63 bytes"]),
+        # maskTrailingDash drops two characters: "a_-" is checked as "aa".
+        ("dns1123LabelPrefix", "a_-", []),
+    ],
+)
+def test_named_format_messages_match_apimachinery(
+    name: str, value: str, messages: list[str]
+) -> None:
+    result = named_formats.validate(named_formats.FORMATS[name], value)
+    assert (result.value if result.has_value else []) == messages
+
+
 def test_format_named() -> None:
     assert named_formats.named("dns1123Label").has_value
     assert not named_formats.named("nope").has_value

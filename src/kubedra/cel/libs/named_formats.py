@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from kubedra.api import naming
 from kubedra.cel.libs._common import REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR
 from kubedra.cel.libs.goneturl import URLError, parse_request_uri
 from kubedra.cel.registry import Overload, Registry
@@ -22,152 +23,9 @@ from kubedra.cel.values import Optional
 
 FORMAT_TYPE = opaque("kubernetes.NamedFormat")
 
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
-
-
-def _full(pattern: str) -> re.Pattern[str]:
-    return re.compile("^" + pattern + "$")
-
-
-_DNS1123_LABEL = _full(_DNS1123_LABEL_FMT)
-_DNS1123_SUBDOMAIN = _full(_DNS1123_SUBDOMAIN_FMT)
-_DNS1035_LABEL = _full(_DNS1035_LABEL_FMT)
-_QUALIFIED_NAME = _full(_QUALIFIED_NAME_FMT)
-_LABEL_VALUE = _full(_LABEL_VALUE_FMT)
 _UUID = re.compile(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\Z")
 _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 _TIME = re.compile(r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))\Z")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = ",  or ".join(f"'{e}'" for e in examples)
-    return f"{msg} (e.g. {shown}, regex used for validation is '{fmt}')"
-
-
-def _max_len(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-def is_dns1123_label(value: str) -> list[str]:
-    errs = []
-    if len(value) > 63:
-        errs.append(_max_len(63))
-    if not _DNS1123_LABEL.match(value):
-        errs.append(
-            _regex_error(
-                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
-                "'-', and must start and end with an alphanumeric character",
-                _DNS1123_LABEL_FMT,
-                "my-name",
-                "123-abc",
-            )
-        )
-    return errs
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    errs = []
-    if len(value) > 253:
-        errs.append(_max_len(253))
-    if not _DNS1123_SUBDOMAIN.match(value):
-        errs.append(
-            _regex_error(
-                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                "characters, '-' or '.', and must start and end with an alphanumeric character",
-                _DNS1123_SUBDOMAIN_FMT,
-                "example.com",
-            )
-        )
-    return errs
-
-
-def is_dns1035_label(value: str) -> list[str]:
-    errs = []
-    if len(value) > 63:
-        errs.append(_max_len(63))
-    if not _DNS1035_LABEL.match(value):
-        errs.append(
-            _regex_error(
-                "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
-                "with an alphabetic character, and end with an alphanumeric character",
-                _DNS1035_LABEL_FMT,
-                "my-name",
-                "abc-123",
-            )
-        )
-    return errs
-
-
-def is_qualified_name(value: str) -> list[str]:
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + e for e in is_dns1123_subdomain(prefix))
-    else:
-        return [
-            _regex_error(
-                "a qualified name must consist of alphanumeric characters, '-', '_' or '.', "
-                "and must start and end with an alphanumeric character",
-                _QUALIFIED_NAME_FMT,
-                "MyName",
-                "my.name",
-                "123-abc",
-            )
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part " + _max_len(63))
-    if not _QUALIFIED_NAME.match(name):
-        errs.append(
-            "name part "
-            + _regex_error(
-                "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
-                "must start and end with an alphanumeric character",
-                _QUALIFIED_NAME_FMT,
-                "MyName",
-                "my.name",
-                "123-abc",
-            )
-        )
-    return errs
-
-
-def is_label_value(value: str) -> list[str]:
-    errs = []
-    if len(value) > 63:
-        errs.append(_max_len(63))
-    if not _LABEL_VALUE.match(value):
-        errs.append(
-            _regex_error(
-                "a valid label must be an empty string or consist of alphanumeric characters, '-', "
-                "'_' or '.', and must start and end with an alphanumeric character",
-                _LABEL_VALUE_FMT,
-                "MyValue",
-                "my_value",
-                "12345",
-            )
-        )
-    return errs
-
-
-def _mask_trailing_dash(name: str) -> str:
-    if len(name) > 1 and name.endswith("-"):
-        return name[:-2] + "a"
-    return name
 
 
 def _uri(value: str) -> list[str]:
@@ -222,21 +80,30 @@ class NamedFormat:
         return f"format.{self.name}"
 
 
+def _checks(
+    name_check: Callable[[str, bool], tuple[str, ...]], prefix: bool
+) -> Callable[[str], list[str]]:
+    """An apimachinery ``NameIs*`` check as the format library calls it (prefix or not)."""
+    return lambda value: list(name_check(value, prefix))
+
+
 FORMATS: dict[str, NamedFormat] = {
-    "dns1123Label": NamedFormat("DNS1123Label", is_dns1123_label, 30),
-    "dns1123Subdomain": NamedFormat("DNS1123Subdomain", is_dns1123_subdomain, 60),
-    "dns1035Label": NamedFormat("DNS1035Label", is_dns1035_label, 30),
-    "qualifiedName": NamedFormat("QualifiedName", is_qualified_name, 60),
+    "dns1123Label": NamedFormat("DNS1123Label", _checks(naming.name_is_dns_label, False), 30),
+    "dns1123Subdomain": NamedFormat(
+        "DNS1123Subdomain", _checks(naming.name_is_dns_subdomain, False), 60
+    ),
+    "dns1035Label": NamedFormat("DNS1035Label", _checks(naming.name_is_dns1035_label, False), 30),
+    "qualifiedName": NamedFormat("QualifiedName", lambda s: list(naming.is_qualified_name(s)), 60),
     "dns1123LabelPrefix": NamedFormat(
-        "DNS1123LabelPrefix", lambda s: is_dns1123_label(_mask_trailing_dash(s)), 30
+        "DNS1123LabelPrefix", _checks(naming.name_is_dns_label, True), 30
     ),
     "dns1123SubdomainPrefix": NamedFormat(
-        "DNS1123SubdomainPrefix", lambda s: is_dns1123_subdomain(_mask_trailing_dash(s)), 60
+        "DNS1123SubdomainPrefix", _checks(naming.name_is_dns_subdomain, True), 60
     ),
     "dns1035LabelPrefix": NamedFormat(
-        "DNS1035LabelPrefix", lambda s: is_dns1035_label(_mask_trailing_dash(s)), 30
+        "DNS1035LabelPrefix", _checks(naming.name_is_dns1035_label, True), 30
     ),
-    "labelValue": NamedFormat("LabelValue", is_label_value, 40),
+    "labelValue": NamedFormat("LabelValue", lambda s: list(naming.is_label_value(s)), 40),
     "uri": NamedFormat("URI", _uri, 1104),
     "uuid": NamedFormat(
         "uuid", lambda s: [] if _UUID.match(s) else ["does not match the UUID format"], 70
