@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from kubedra.driver import yaml_emit
+from kubedra.api.io import yaml_emit
 from kubedra.driver.files import remove_file, write_atomic
 from kubedra.driver.store import StoreError
 

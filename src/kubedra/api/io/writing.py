@@ -6,11 +6,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-import yaml
-
+from kubedra.api.io import yaml_emit
 from kubedra.api.models import KubeModel
-
-_Dumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 OPAQUE_FIELDS = frozenset({"parameters", "data", "fieldsV1"})
 """Fields holding arbitrary JSON (``runtime.RawExtension``): written exactly as given."""
@@ -50,10 +47,7 @@ def _clean(key: str, value: Any) -> Any:
 
 def dump_yaml(objs: Iterable[KubeModel | dict[str, Any]]) -> str:
     """A multi-document YAML stream, one document per object."""
-    documents = [to_clean_wire(obj) for obj in objs]
-    return yaml.dump_all(
-        documents, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True
-    )
+    return "---\n".join(yaml_emit.dump(to_clean_wire(obj)) for obj in objs)
 
 
 def dump_json(objs: Iterable[KubeModel | dict[str, Any]]) -> str:

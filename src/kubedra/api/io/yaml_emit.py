@@ -1,9 +1,8 @@
-"""A small, fast block-style YAML writer for JSON-like data (dict, list, str, int, float,
-bool, None).
+"""The block-style YAML writer behind ``dump_yaml`` and the cluster directory's files.
 
 PyYAML's representer runs in Python and costs ~50 ms for one 128-device ResourceSlice; this
-writer produces equivalent, readable YAML ~10x faster. Strings are double-quoted JSON strings
-(valid YAML), keys stay plain when they cannot be mistaken for another type.
+writer produces equivalent, readable YAML ~10x faster. Strings stay plain when no YAML reader
+(YAML 1.1 or 1.2) could take them for another type; the rest are double-quoted JSON strings.
 """
 
 from __future__ import annotations
@@ -13,12 +12,12 @@ import math
 import re
 from typing import Any
 
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 # Characters that YAML readers reject or read as line breaks inside a quoted scalar.
 _UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 # Words that YAML 1.1 readers (PyYAML) turn into booleans or null.
 _RESERVED = frozenset(
-    ["y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"]
+    ["y", "n", "Y", "N", "yes", "no", "on", "off", "true", "false", "null", "~"]
     + [w.capitalize() for w in ["yes", "no", "on", "off", "true", "false", "null"]]
     + [w.upper() for w in ["yes", "no", "on", "off", "true", "false", "null"]]
 )
@@ -28,11 +27,14 @@ def _quoted(text: str) -> str:
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
 
 
-def _key(key: Any) -> str:
-    text = str(key)
-    if _PLAIN_KEY.fullmatch(text) and text not in _RESERVED:
+def _string(text: str) -> str:
+    if _PLAIN.fullmatch(text) and text not in _RESERVED:
         return text
     return _quoted(text)
+
+
+def _key(key: Any) -> str:
+    return _string(str(key))
 
 
 def _scalar(value: Any) -> str:
@@ -54,7 +56,7 @@ def _scalar(value: Any) -> str:
             mantissa += ".0"
         return mantissa + e + exponent
     if isinstance(value, str):
-        return _quoted(value)
+        return _string(value)
     raise TypeError(f"cannot write {type(value).__name__} as YAML")
 
 
