@@ -39,9 +39,7 @@ class AllocatedState:
         for result in results:
             if result.get("adminAccess"):
                 continue
-            driver = str(result.get("driver") or "")
-            pool = str(result.get("pool") or "")
-            key = f"{driver}/{pool}/{result.get('device') or ''}"
+            driver, pool, key = _device_key(result)
             if self.features.consumable_capacity and result.get("shareID"):
                 consumed = result.get("consumedCapacity")
                 if not consumed:
@@ -59,9 +57,7 @@ class AllocatedState:
         for result in results:
             if result.get("adminAccess"):
                 continue
-            driver = str(result.get("driver") or "")
-            pool = str(result.get("pool") or "")
-            key = f"{driver}/{pool}/{result.get('device') or ''}"
+            driver, pool, key = _device_key(result)
             if self.features.consumable_capacity and result.get("shareID"):
                 consumed = result.get("consumedCapacity")
                 totals = self.shared.get(key)
@@ -104,3 +100,10 @@ class AllocatedState:
         negative = any(v < 0 for v in available.values())
         self._available[pool.key] = (version, available, negative)
         return available, negative
+
+
+def _device_key(result: Mapping[str, Any]) -> tuple[str, str, str]:
+    """Driver, pool and the ``driver/pool/device`` key of one allocation result."""
+    driver = str(result.get("driver") or "")
+    pool = str(result.get("pool") or "")
+    return driver, pool, f"{driver}/{pool}/{result.get('device') or ''}"

@@ -36,18 +36,23 @@ def _list(data: Mapping[str, Any], key: str, required: bool = True) -> list[Any]
     return value
 
 
-def evaluate_allocate(case: Mapping[str, Any]) -> dict[str, Any]:
-    data = _input(case)
-    node = data.get("node")
-    if not isinstance(node, Mapping):
-        raise CaseError("input.node: required Node object")
-    allocator = Allocator(
+def _allocator(case: Mapping[str, Any], data: Mapping[str, Any]) -> Allocator:
+    """The allocator over the cluster state shared by the allocate and schedule modes."""
+    return Allocator(
         _features(case),
         _list(data, "deviceClasses", required=False),
         _list(data, "resourceSlices", required=False),
         _defaulted(_list(data, "allocatedClaims", required=False)),
         _list(data, "deviceTaintRules", required=False),
     )
+
+
+def evaluate_allocate(case: Mapping[str, Any]) -> dict[str, Any]:
+    data = _input(case)
+    node = data.get("node")
+    if not isinstance(node, Mapping):
+        raise CaseError("input.node: required Node object")
+    allocator = _allocator(case, data)
     outcome = allocator.allocate(node, _defaulted(_list(data, "claims")))
     if outcome.ok:
         return {
@@ -69,13 +74,7 @@ def evaluate_allocate(case: Mapping[str, Any]) -> dict[str, Any]:
 
 def evaluate_schedule(case: Mapping[str, Any]) -> dict[str, Any]:
     data = _input(case)
-    allocator = Allocator(
-        _features(case),
-        _list(data, "deviceClasses", required=False),
-        _list(data, "resourceSlices", required=False),
-        _defaulted(_list(data, "allocatedClaims", required=False)),
-        _list(data, "deviceTaintRules", required=False),
-    )
+    allocator = _allocator(case, data)
     scheduler = FirstFitScheduler(allocator, _list(data, "nodes"))
     placements = []
     for i, pod in enumerate(_list(data, "pods")):
