@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from kubedra.driver.files import remove_file, write_atomic
+from kubedra.driver.files import remove_file, remove_stale_temp_files, write_atomic
 from kubedra.driver.paths import DEFAULT_CDI_DIR
 
 KNOWN_VERSIONS = ("0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0")
@@ -264,6 +264,12 @@ class CDIWriter:
 
     def remove(self, vendor: str, cdi_class: str, transient_id: str) -> bool:
         return remove_file(self.directory / spec_file_name(vendor, cdi_class, transient_id))
+
+    def remove_stale_temp_files(self, vendor: str, cdi_class: str) -> list[Path]:
+        """Remove the temporary files of interrupted writes of this kind's spec files (only
+        kubedra's own pattern, only this vendor and class: the directory is shared)."""
+        prefix = spec_file_name(vendor, cdi_class, "").removesuffix(".json")
+        return remove_stale_temp_files(self.directory, prefix=prefix)
 
 
 def load_spec_file(path: Path) -> dict[str, Any]:

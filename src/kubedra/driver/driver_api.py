@@ -32,6 +32,12 @@ class DRADriver(ABC):
         reboot). Returning False makes the helper prepare the claim again."""
         return True
 
+    def remove_stale_files(self) -> None:
+        """Called once at start, under the helper's serialization lock (so no prepare of this
+        or a rolling-update peer is writing): remove what a killed process left behind, e.g.
+        the temporary files of interrupted CDI spec writes. Nothing by default."""
+        return None
+
     def watch_health(self, stop: threading.Event) -> Iterator[Sequence[DeviceHealth]]:
         """Yield device health reports until ``stop`` is set. Drivers that report health
         override this; the helper then also serves the DRAResourceHealth service."""

@@ -297,9 +297,12 @@ class ExampleGpuDriver(DRADriver):
             try:
                 self.cdi.remove(CDI_VENDOR, CDI_CLASS, ref.uid)
                 results[ref.uid] = None
-            except OSError as error:
+            except (OSError, ValueError) as error:
                 results[ref.uid] = error
         return results
+
+    def remove_stale_files(self) -> None:
+        self.cdi.remove_stale_temp_files(CDI_VENDOR, CDI_CLASS)
 
     def still_prepared(self, claim: PrepareClaim, devices: Sequence[str]) -> bool:
         # The CDI directory is often a tmpfs: after a reboot the spec must be written again.

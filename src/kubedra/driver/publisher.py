@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -371,8 +372,25 @@ class ResourceSlicePublisher:
                 self.synced.set()
                 self._last_error = ""
             except Exception as error:  # keep reconciling; the next round retries
+                if self.node_name and not self.node_uid and self._wait_for_node():
+                    continue  # the owner appeared: publish now, not at the next resync
                 self._report(error)
             self._wake.wait(self.resync_interval)
+
+    def _wait_for_node(self) -> bool:
+        """Watch for the owning Node for up to one resync interval; True once it exists."""
+        assert self.node_name is not None
+        deadline = time.monotonic() + self.resync_interval
+        while not self._stop.is_set() and not self._wake.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            try:
+                if self.store.wait_for_node(self.node_name, min(remaining, 0.5)):
+                    return True
+            except Exception:  # reported by the caller as the sync's error
+                return False
+        return False
 
     def stop(self) -> None:
         """Stop reconciling; published slices stay (a restarting driver takes them over)."""

@@ -41,6 +41,9 @@ class AllocatedDevice:
     device: str
     admin_access: bool = False
     configs: tuple[OpaqueConfig, ...] = ()
+    # The result's shareID: set when the device has consumable capacity and several claims
+    # (or requests) hold shares of it; the driver returns it in its PreparedDevice.
+    share_id: str | None = None
 
     @property
     def effective_config(self) -> Any:
@@ -65,14 +68,18 @@ class PreparedDevice:
     device: str
     requests: tuple[str, ...] = ()
     cdi_device_ids: tuple[str, ...] = ()
+    share_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "pool": self.pool,
             "device": self.device,
             "requests": list(self.requests),
             "cdiDeviceIDs": list(self.cdi_device_ids),
         }
+        if self.share_id is not None:
+            data["shareID"] = self.share_id
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PreparedDevice:
@@ -81,6 +88,7 @@ class PreparedDevice:
             device=str(data["device"]),
             requests=tuple(data.get("requests") or ()),
             cdi_device_ids=tuple(data.get("cdiDeviceIDs") or ()),
+            share_id=None if data.get("shareID") is None else str(data["shareID"]),
         )
 
 
@@ -101,3 +109,4 @@ class DeviceHealth:
     health: str = "Healthy"  # "Healthy", "Unhealthy" or "Unknown"
     last_updated: int = 0  # Unix seconds; 0 means unknown
     timeout_seconds: int = 0  # 0: the kubelet's default applies
+    message: str = ""  # optional human-readable detail

@@ -1,0 +1,99 @@
+"""The README's "try it locally" block, run exactly as written (only its /tmp/dra moves to a
+fresh directory, and ``kubedra`` is this checkout's)."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from conftest import REPO, kubedra_command, subprocess_env
+
+BLOCK_INTRO = "Try it locally (no cluster needed):"
+
+
+def readme_block() -> str:
+    text = (REPO / "README.md").read_text()
+    after = text[text.index(BLOCK_INTRO) :]
+    match = re.search(r"```bash\n(.*?)```", after, re.DOTALL)
+    assert match is not None
+    return match.group(1)
+
+
+def _shim_dir(root: Path) -> Path:
+    """A ``kubedra`` command on PATH that runs this checkout's code."""
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "kubedra"
+    shim.write_text(f'#!/bin/sh\nexec {sys.executable} -m kubedra "$@"\n')
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    return bin_dir
+
+
+def test_readme_try_it_locally_block_works_as_written():
+    block = readme_block()
+    assert "/tmp/dra" in block
+    with tempfile.TemporaryDirectory(prefix="kd-") as tmp:
+        root = Path(tmp)
+        script = "set -eu\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + block.replace(
+            "/tmp/dra", str(root / "dra")
+        )
+        env = subprocess_env()
+        env["PATH"] = str(_shim_dir(root)) + os.pathsep + env["PATH"]
+        start = time.monotonic()
+        result = subprocess.run(
+            ["bash", "-c", script], env=env, capture_output=True, text=True, timeout=120
+        )
+        elapsed = time.monotonic() - start
+    assert result.returncode == 0, result.stderr
+    assert '"gpu.example.com"' in result.stdout  # the report lists the registered plugin
+    listed = result.stdout.strip().splitlines()[-1]
+    assert listed.startswith("00000-gpu.example.com-node-1-"), result.stdout
+    assert "not found" not in result.stderr
+    assert elapsed < 60
+
+
+def test_once_without_any_registration_is_an_error(tmp_path):
+    result = subprocess.run(
+        kubedra_command(
+            "kubelet-sim",
+            "--node-name=node-1",
+            f"--registry-dir={tmp_path / 'reg'}",
+            f"--cdi-dir={tmp_path / 'cdi'}",
+            f"--cluster-dir={tmp_path / 'cluster'}",
+            "--once",
+            "--wait-timeout=0.3",
+        ),
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 4
+    assert "error: no registration of any DRA plugin in" in result.stderr
+    assert "within 0.3s" in result.stderr
+
+
+def test_once_names_the_expected_driver_that_never_registers(tmp_path):
+    result = subprocess.run(
+        kubedra_command(
+            "kubelet-sim",
+            "--node-name=node-1",
+            f"--registry-dir={tmp_path / 'reg'}",
+            f"--cluster-dir={tmp_path / 'cluster'}",
+            "--once",
+            "--expect-driver=gpu.example.com",
+            "--wait-timeout=0.2",
+        ),
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 4
+    assert "no registration of gpu.example.com" in result.stderr
