@@ -55,9 +55,8 @@ def ref_problems(ref: ClaimRef) -> list[str]:
 
 
 def describe(ref: ClaimRef) -> str:
-    """``namespace/name`` with Go's quoting where either part is not plain."""
-    text = str(ref)
-    return text if quote(text)[1:-1] == text else quote(text)
+    """``"namespace/name"`` with Go's quoting, so that odd characters show."""
+    return quote(str(ref))
 
 
 class ClaimSource(Protocol):

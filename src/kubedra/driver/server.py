@@ -31,6 +31,8 @@ from typing import Any
 
 import grpc
 
+from kubedra.api.validation.resource_common import validate_driver_name
+from kubedra.driver.claims import uid_problems
 from kubedra.driver.helper import PluginHelper
 from kubedra.driver.paths import KUBELET_PLUGINS_DIR, KUBELET_REGISTRY_DIR
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2 as health_v1_pb2
@@ -77,6 +79,12 @@ class PluginPaths:
         plugins_dir: Path = KUBELET_PLUGINS_DIR,
         rolling_update_uid: str = "",
     ) -> PluginPaths:
+        """Raises ValueError for a driver name or pod UID that must not become a path."""
+        problems = [str(e) for e in validate_driver_name(driver_name, "driver name")]
+        if rolling_update_uid:
+            problems += [f"rolling update pod {p}" for p in uid_problems(rolling_update_uid)]
+        if problems:
+            raise ValueError("; ".join(problems))
         uid_part = f"-{rolling_update_uid}" if rolling_update_uid else ""
         data_dir = plugins_dir / driver_name
         return cls(
