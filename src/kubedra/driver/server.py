@@ -204,6 +204,27 @@ class _RegistrationServicer:
         return reg_pb2.RegistrationStatusResponse()
 
 
+class _OneLineDecodeErrors(logging.Filter):
+    """gRPC logs a full traceback for every request that does not parse (and answers it with
+    INTERNAL); anyone who can reach the socket could fill the log with them. Keep one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and "serializ" in str(record.msg):
+            error = record.exc_info[1]
+            record.msg = f"{record.msg} {type(error).__name__}: {error}"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _quiet_decode_errors() -> None:
+    grpc_log = logging.getLogger("grpc._common")
+    if not any(isinstance(f, _OneLineDecodeErrors) for f in grpc_log.filters):
+        grpc_log.addFilter(_OneLineDecodeErrors())
+
+
 def _check_socket_path(path: Path) -> None:
     if len(str(path).encode()) > MAX_SOCKET_PATH:
         raise ValueError(
@@ -270,6 +291,7 @@ class PluginServer:
 
     def start(self) -> None:
         helper = self.helper
+        _quiet_decode_errors()
         self.paths.data_dir.mkdir(parents=True, exist_ok=True)
         helper.remove_stale_temp_files()
         dra = [
