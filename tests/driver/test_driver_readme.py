@@ -1,5 +1,6 @@
 """The README's "try it locally" block, run exactly as written (only its /tmp/dra moves to a
-fresh directory, and ``kubedra`` is this checkout's)."""
+fresh directory, and ``kubedra`` is this checkout's), and what it relies on: ``--once`` waits
+for registrations, the publisher publishes the moment the Node exists."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ import time
 from pathlib import Path
 
 from conftest import REPO, kubedra_command, subprocess_env
+from kubedra.driver.example_gpu import ExampleGpuDriver
+from kubedra.driver.helper import PluginHelper
+from kubedra.driver.kubelet_sim import KubeletSim, pick_health_service
+from kubedra.driver.publisher import Pool, ResourceSlicePublisher
+from kubedra.driver.server import PluginPaths, PluginServer
+from kubedra.driver.store_dir import ClusterDirectory
 
 BLOCK_INTRO = "Try it locally (no cluster needed):"
 
@@ -97,3 +104,56 @@ def test_once_names_the_expected_driver_that_never_registers(tmp_path):
     )
     assert result.returncode == 4
     assert "no registration of gpu.example.com" in result.stderr
+
+
+def test_the_publisher_publishes_as_soon_as_the_node_exists(tmp_path):
+    """No waiting for the next resync: the publisher watches for its owner Node."""
+
+    cluster = ClusterDirectory(tmp_path)
+    errors: list[Exception] = []
+    publisher = ResourceSlicePublisher(
+        cluster, "gpu.example.com", "node-1", resync_interval=30, on_error=errors.append
+    )
+    publisher.update({"node-1": Pool(devices=[{"name": "d-0"}])})
+    publisher.start()
+    try:
+        time.sleep(0.3)
+        assert cluster.list_resource_slices("gpu.example.com", "node-1") == []
+        cluster.register_node("node-1")
+        assert publisher.synced.wait(5)
+        assert len(cluster.list_resource_slices("gpu.example.com", "node-1")) == 1
+    finally:
+        started = time.monotonic()
+        publisher.stop()
+        assert time.monotonic() - started < 2
+    assert errors == []  # a Node that arrives while watched is no error
+
+
+def test_kubelet_sim_prefers_health_v1_and_rejects_bad_driver_names(short_tmp):
+
+    assert pick_health_service(["v1alpha1.DRAResourceHealth", "v1.DRAResourceHealth"]) == (
+        "v1.DRAResourceHealth"
+    )
+    assert pick_health_service(["v1beta1.DRAPlugin", "v1alpha1.DRAResourceHealth"]) == (
+        "v1alpha1.DRAResourceHealth"
+    )
+    assert pick_health_service(["v1beta1.DRAPlugin"]) == ""
+    cluster = ClusterDirectory(short_tmp / "cluster")
+    paths = PluginPaths.for_driver("gpu.example.com", short_tmp / "reg", short_tmp / "plugins")
+    driver = ExampleGpuDriver("node-1", short_tmp / "cdi", gpus=1)
+    server = PluginServer(PluginHelper(driver, "gpu.example.com", cluster, paths.data_dir), paths)
+    server.start()
+    sim = KubeletSim("node-1", short_tmp / "reg", cluster, short_tmp / "cdi")
+    try:
+        sim.scan_registry()
+        assert sim.report()["plugins"]["gpu.example.com"]["healthService"] == (
+            "v1.DRAResourceHealth"
+        )
+        server.registration.info.name = "../evil"
+        assert sim.register(paths.registration_socket) is None
+        assert server.registration.status is not None
+        assert not server.registration.status.plugin_registered
+        assert server.registration.status.error.startswith("invalid DRA driver name '../evil'")
+    finally:
+        sim.close()
+        server.stop()
