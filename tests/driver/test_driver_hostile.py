@@ -234,3 +234,62 @@ def test_open_health_streams_do_not_starve_prepare(short_tmp):
         for channel in channels:
             channel.close()
         server.stop()
+
+
+def test_a_failing_checkpoint_write_is_a_per_claim_error(gpu_helper, monkeypatch):
+    helper, cluster, _ = gpu_helper
+    cluster.put(build_claim("a", "uid-a", [("gpu", "gpu-0")]))
+    refs = [ClaimRef("default", "a", "uid-a"), ClaimRef("default", "gone", "uid-gone")]
+
+    def full(entries):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(helper.checkpoint, "store", full)
+    answers = helper.prepare(refs)
+    assert answers["uid-a"].error.endswith("checkpoint.json: No space left on device")
+    assert answers["uid-gone"].error == "retrieve claim default/gone: not found"
+    assert helper.unprepare(refs) == {"uid-a": "", "uid-gone": ""}  # nothing was recorded
+
+
+def test_a_failing_still_prepared_prepares_again(gpu_helper, monkeypatch):
+    helper, cluster, _ = gpu_helper
+    cluster.put(build_claim("a", "uid-a", [("gpu", "gpu-0")]))
+    ref = ClaimRef("default", "a", "uid-a")
+    first = helper.prepare([ref])["uid-a"]
+
+    def broken(claim, devices):
+        raise RuntimeError("cannot tell")
+
+    monkeypatch.setattr(helper.driver, "still_prepared", broken)
+    assert helper.prepare([ref])["uid-a"] == first
+
+
+class _BrokenHealthDriver(ExampleGpuDriver):
+    def watch_health(self, stop):
+        if not stop.is_set():
+            raise RuntimeError("sensor gone")
+        yield []
+
+
+def test_a_failing_health_watch_ends_that_stream_only(short_tmp):
+    cluster = ClusterDirectory(short_tmp / "cluster")
+    paths = PluginPaths.for_driver(DRIVER, short_tmp / "reg", short_tmp / "plugins")
+    driver = _BrokenHealthDriver("node-1", short_tmp / "cdi", gpus=1)
+    server = PluginServer(PluginHelper(driver, DRIVER, cluster, paths.data_dir), paths)
+    server.start()
+    try:
+        with grpc.insecure_channel(f"unix:{paths.dra_socket}") as channel:
+            stream = health_grpc.DRAResourceHealthStub(channel).NodeWatchResources(
+                health_pb2.NodeWatchResourcesRequest(), timeout=10
+            )
+            with pytest.raises(grpc.RpcError) as caught:
+                next(iter(stream))
+            assert caught.value.code() == grpc.StatusCode.INTERNAL
+            assert caught.value.details() == "health reports failed: sensor gone"
+            request = v1_pb2.NodePrepareResourcesRequest(
+                claims=[v1_pb2.Claim(namespace="default", name="c", uid="uid-c")]
+            )
+            response = v1_grpc.DRAPluginStub(channel).NodePrepareResources(request, timeout=5)
+            assert "not found" in response.claims["uid-c"].error
+    finally:
+        server.stop()

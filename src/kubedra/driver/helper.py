@@ -109,21 +109,42 @@ class PluginHelper:
                 entry = entries.get(claim.ref.uid)
                 if entry is not None and entry.state == cp.STATE_COMPLETED:
                     names = [d.device for d in entry.devices]
-                    if self.driver.still_prepared(claim, names):
+                    if self._still_prepared(claim, names):
                         answers[claim.ref.uid] = PrepareResult(devices=entry.devices)
                         continue
                 todo.append(claim)
             if todo:
                 for claim in todo:
                     entries[claim.ref.uid] = cp.started(claim.ref.namespace, claim.ref.name)
-                self.checkpoint.store(entries)
-                for uid, result in self._call_prepare(todo).items():
-                    answers[uid] = result
+                problem = self._store(entries)
+                if problem:
+                    return answers | {c.ref.uid: PrepareResult(error=problem) for c in todo}
+                results = self._call_prepare(todo)
+                for uid, result in results.items():
                     if not result.error:
                         ref = next(c.ref for c in todo if c.ref.uid == uid)
                         entries[uid] = cp.completed(ref.namespace, ref.name, result.devices)
-                self.checkpoint.store(entries)
+                problem = self._store(entries)
+                for uid, result in results.items():
+                    # Not recorded means not answered: the kubelet retries, prepare is idempotent.
+                    answers[uid] = PrepareResult(error=problem) if problem else result
         return answers
+
+    def _still_prepared(self, claim: PrepareClaim, devices: list[str]) -> bool:
+        try:
+            return self.driver.still_prepared(claim, devices)
+        except Exception:  # when in doubt, prepare again (prepare is idempotent)
+            log.exception("driver still_prepared failed for claim %s", claim.ref)
+            return False
+
+    def _store(self, entries: dict[str, cp.CheckpointEntry]) -> str:
+        """Store the checkpoint; the problem as an answer for the claims concerned, or ""."""
+        try:
+            self.checkpoint.store(entries)
+        except OSError as error:
+            log.error("storing the checkpoint failed: %s", error)
+            return f"store checkpoint {self.checkpoint.path}: {error.strerror or error}"
+        return ""
 
     def _call_prepare(self, claims: list[PrepareClaim]) -> dict[str, PrepareResult]:
         try:
@@ -171,8 +192,9 @@ class PluginHelper:
             removed = [uid for uid, message in answers.items() if not message and uid in entries]
             for uid in removed:
                 del entries[uid]
-            if removed:
-                self.checkpoint.store(entries)
+            problem = self._store(entries) if removed else ""
+            for uid in removed if problem else ():
+                answers[uid] = problem
         return answers
 
     def _call_unprepare(self, refs: list[ClaimRef]) -> dict[str, str]:

@@ -166,24 +166,30 @@ class _HealthServicer:
         context.add_callback(stop.set)
         self.slots.open(stop)
         try:
-            for report in self.helper.driver.watch_health(stop):
-                if stop.is_set():
-                    return
-                response = self.pb2.NodeWatchResourcesResponse()
-                for device in report:
-                    response.devices.add(
-                        device=self.pb2.DeviceIdentifier(
-                            pool_name=device.pool, device_name=device.device
-                        ),
-                        health=self.status.get(device.health, self.pb2.UNKNOWN),
-                        last_updated_time=device.last_updated,
-                        health_check_timeout_seconds=device.timeout_seconds,
-                        message=device.message,
-                    )
-                yield response
+            yield from self._reports(stop)
+        except Exception as error:  # a driver bug ends this stream, not the server
+            log.error("health reports failed: %s", error)
+            context.abort(grpc.StatusCode.INTERNAL, f"health reports failed: {error}")
         finally:
             stop.set()
             self.slots.close(stop)
+
+    def _reports(self, stop: threading.Event) -> Iterator[Any]:
+        for report in self.helper.driver.watch_health(stop):
+            if stop.is_set():
+                return
+            response = self.pb2.NodeWatchResourcesResponse()
+            for device in report:
+                response.devices.add(
+                    device=self.pb2.DeviceIdentifier(
+                        pool_name=device.pool, device_name=device.device
+                    ),
+                    health=self.status.get(device.health, self.pb2.UNKNOWN),
+                    last_updated_time=device.last_updated,
+                    health_check_timeout_seconds=device.timeout_seconds,
+                    message=device.message,
+                )
+            yield response
 
 
 class _RegistrationServicer:
