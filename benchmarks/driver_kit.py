@@ -21,13 +21,13 @@ from typing import Any
 
 import grpc
 
-from kubedra.driver.example_gpu import DRIVER_NAME, ExampleGpuDriver
 from kubedra.driver.helper import PluginHelper
 from kubedra.driver.proto import kubedra_dra_v1_pb2 as pb2
 from kubedra.driver.proto import kubedra_dra_v1_pb2_grpc as pb2_grpc
 from kubedra.driver.publisher import Pool, ResourceSlicePublisher
 from kubedra.driver.server import PluginPaths, PluginServer
 from kubedra.driver.store_dir import ClusterDirectory
+from kubedra.drivers.example_gpu import DRIVER_NAME, ExampleGpuDriver
 
 
 def device(i: int, memory: str) -> dict[str, Any]:

@@ -62,10 +62,10 @@ def example_gpu(
     Without --cluster-dir, --kubeconfig or --in-cluster the sockets are served but nothing is
     published and claims cannot be looked up (each gets an error saying so).
     """
-    from kubedra.driver import example_gpu as gpu
     from kubedra.driver.runner import run_driver
     from kubedra.driver.server import PluginPaths
     from kubedra.driver.store import open_store
+    from kubedra.drivers import example_gpu as gpu
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     try:

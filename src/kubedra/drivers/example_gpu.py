@@ -1,4 +1,4 @@
-"""An example DRA driver for fake GPUs (driver ``gpu.example.com``).
+"""An example DRA driver for fake GPUs (driver ``gpu.example.com``), built on the driver kit.
 
 It publishes ``--gpus`` devices with model, uuid, index, driverVersion and memory; in the
 partitionable mode each GPU also offers ``--partitions`` equal partitions that share the GPU's
