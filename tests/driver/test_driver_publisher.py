@@ -168,13 +168,15 @@ def test_counters_publish_in_their_own_slice(cluster):
         ),
     ],
 )
-def test_invalid_pools_are_reported_not_published(cluster, pool, message):
-    errors: list[Exception] = []
-    pub = ResourceSlicePublisher(cluster, DRIVER, "node-1", on_error=errors.append)
-    pub.update({"node-1": pool})
+def test_invalid_pools_are_refused_when_given_not_published(cluster, pool, message):
+    errors: list[tuple[object, Exception]] = []
+    pub = ResourceSlicePublisher(
+        cluster, DRIVER, "node-1", on_error=lambda subject, error: errors.append((subject, error))
+    )
+    with pytest.raises(PoolError, match=message):
+        pub.update({"node-1": pool})
     pub.sync()
-    assert len(errors) == 1 and isinstance(errors[0], PoolError)
-    assert message in str(errors[0])
+    assert errors == []
     assert slices(cluster) == []
 
 
