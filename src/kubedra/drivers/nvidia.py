@@ -24,8 +24,7 @@ from typing import Any
 
 import yaml
 
-from kubedra.driver.split import split_pool
-from kubedra.driver.units import binary_quantity
+from kubedra.driver import binary_quantity, split_pool
 
 DRIVER_NAME = "gpu.nvidia.com"
 _SEMVER = re.compile(
