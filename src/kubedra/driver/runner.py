@@ -76,7 +76,8 @@ class DriverHandle:
         """The exception an ``on_error`` hook raised, which stopped the driver."""
         self._hook = on_error or log_error
         self._lock = threading.Lock()
-        self._stopped = threading.Event()
+        self._stopped = threading.Event()  # stopping has begun
+        self._done = threading.Event()  # and is over: sockets gone, publisher ended
         self._published = False
         helper = PluginHelper(driver, driver.name, store, paths.data_dir, file_lock=rolling_update)
         self.server = PluginServer(helper, paths)
@@ -139,17 +140,20 @@ class DriverHandle:
             if self._stopped.is_set():
                 return
             self._stopped.set()
-        self.publisher.stop()
-        self.server.stop()
+        try:
+            self.publisher.stop()
+            self.server.stop()
+        finally:
+            self._done.set()
         log.info("stopped %s", self.driver.name)
 
     @property
     def stopped(self) -> bool:
-        return self._stopped.is_set()
+        return self._done.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the driver stops (True) or ``timeout`` passes (False)."""
-        return self._stopped.wait(timeout)
+        """Block until the driver has stopped (True) or ``timeout`` passes (False)."""
+        return self._done.wait(timeout)
 
     def __enter__(self) -> DriverHandle:
         return self
