@@ -117,13 +117,19 @@ class DriverHandle:
         Checked before anything is written: :class:`PoolError` with the apiserver's message
         leaves the previous pools published.
         """
-        desired = {self.node_name: pools} if isinstance(pools, Pool) else dict(pools)
+        self._publish(self.named(pools), check=True)
+
+    def named(self, pools: Pools) -> dict[str, Pool]:
+        """``{name: Pool}``; a single pool is named after the node."""
+        return {self.node_name: pools} if isinstance(pools, Pool) else dict(pools)
+
+    def _publish(self, desired: dict[str, Pool], *, check: bool) -> None:
         if isinstance(self.store, DetachedStore):
             for name, pool in desired.items():
-                self.publisher.check_pool(name, pool)
+                self.publisher.check_pool(name, pool, apiserver=check)
             log.warning("%s: ResourceSlices are not published", DetachedStore.REASON)
             return
-        self.publisher.update(desired)
+        self.publisher.update(desired, check=check)
         with self._lock:
             if not self._published and not self._stopped.is_set():
                 self._published = True
@@ -209,13 +215,13 @@ def start(
         resync_interval=resync_interval,
         on_error=on_error,
     )
-    desired = {node_name: pools} if isinstance(pools, Pool) else dict(pools or {})
+    desired = handle.named(pools) if pools is not None else {}
     for name, pool in desired.items():
-        handle.publisher.check_pool(name, pool)
+        handle.publisher.check_pool(name, pool)  # before anything is served or published
     handle._start()
     try:
         if pools is not None:
-            handle.publish(pools)
+            handle._publish(desired, check=False)
     except BaseException:
         handle.stop()
         raise
