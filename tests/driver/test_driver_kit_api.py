@@ -356,3 +356,22 @@ def test_a_long_driver_name_with_rolling_updates_serves_on_hashed_sockets(
         info = kubelet_client.get_info(paths.registration_socket)
         assert info.name == LongName.name
         assert info.endpoint == str(paths.dra_socket)
+
+
+def test_the_shipped_drivers_use_only_the_public_api():
+    import ast
+
+    import kubedra.drivers
+
+    root = Path(kubedra.drivers.__file__).parent
+    for path in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            else:
+                continue
+            for module in modules:
+                if module.startswith("kubedra.driver."):
+                    raise AssertionError(f"{path.name} imports {module}, not kubedra.driver")
