@@ -375,3 +375,21 @@ def test_the_shipped_drivers_use_only_the_public_api():
             for module in modules:
                 if module.startswith("kubedra.driver."):
                     raise AssertionError(f"{path.name} imports {module}, not kubedra.driver")
+
+
+def test_a_failing_health_stream_reaches_the_hook(short_tmp, kubelet_client):
+    class Sick(Counters):
+        def watch_health(self, stop):
+            raise OSError("health probe failed")
+            yield []
+
+    problems: list[tuple[object, Exception]] = []
+    driver = Sick()
+    with start(short_tmp, driver, None, on_error=lambda s, e: problems.append((s, e))) as handle:
+        info = kubelet_client.get_info(handle.paths.registration_socket)
+        assert "v1alpha1.DRAResourceHealth" in info.supported_versions
+        with pytest.raises(grpc.RpcError):
+            kubelet_client.first_health_report(handle.paths.dra_socket)
+    ((subject, error),) = problems
+    assert subject is driver
+    assert str(error) == "health probe failed"

@@ -3,8 +3,9 @@
 ``start`` serves the kubelet plugin sockets (named after ``driver.name``), publishes the pools
 it is given and returns a :class:`DriverHandle`: ``publish(pools)`` replaces what is published
 at any time (diffed and split as the publisher does), ``stop()`` ends it all, and the handle is
-a context manager. Background problems (publishing, the kubelet refusing the registration) go
-to ``on_error(subject, error)``; the default logs them, and a hook that raises stops the driver.
+a context manager. Background problems (publishing, the kubelet refusing the registration, a
+failing health stream) go to ``on_error(subject, error)``; the default logs them, and a hook
+that raises stops the driver.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
@@ -28,6 +29,7 @@ from kubedra.driver.publisher import ErrorHook, Pool, ResourceSlicePublisher, lo
 from kubedra.driver.server import PluginPaths, PluginServer
 from kubedra.driver.sockets import plugin_paths
 from kubedra.driver.store import ClusterStore, DetachedStore, StoreError, open_store
+from kubedra.driver.types import ClaimRef, DeviceHealth, PrepareClaim, PrepareResult
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,35 @@ def check_driver_name(name: str) -> None:
         problems.append(f"must be no more than {MAX_DRIVER_NAME} characters")
     if problems:
         raise ValueError(f"driver name {name!r}: Invalid value: {'; '.join(problems)}")
+
+
+class _Reporting(Driver):
+    """The driver as the kit's servers see it: a failing health stream reaches the error hook."""
+
+    def __init__(self, driver: Driver, report: ErrorHook) -> None:
+        self.driver = driver
+        self.report = report
+        self.name = driver.name
+
+    def prepare(self, claims: Sequence[PrepareClaim]) -> Mapping[str, PrepareResult | Exception]:
+        return self.driver.prepare(claims)
+
+    def unprepare(self, claims: Sequence[ClaimRef]) -> Mapping[str, Exception | None]:
+        return self.driver.unprepare(claims)
+
+    def still_prepared(self, claim: PrepareClaim, devices: Sequence[str]) -> bool:
+        return self.driver.still_prepared(claim, devices)
+
+    @property
+    def reports_health(self) -> bool:
+        return self.driver.reports_health
+
+    def watch_health(self, stop: threading.Event) -> Iterator[Sequence[DeviceHealth]]:
+        try:
+            yield from self.driver.watch_health(stop)
+        except Exception as error:
+            self.report(self.driver, error)
+            raise
 
 
 class DriverHandle:
@@ -79,7 +110,8 @@ class DriverHandle:
         self._stopped = threading.Event()  # stopping has begun
         self._done = threading.Event()  # and is over: sockets gone, publisher ended
         self._published = False
-        helper = PluginHelper(driver, driver.name, store, paths.data_dir, file_lock=rolling_update)
+        served = _Reporting(driver, self.report)
+        helper = PluginHelper(served, driver.name, store, paths.data_dir, file_lock=rolling_update)
         self.server = PluginServer(helper, paths)
         self._watch_registration()
         self.publisher = ResourceSlicePublisher(
