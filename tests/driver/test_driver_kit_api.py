@@ -250,6 +250,7 @@ def test_prepare_claim_writes_the_cdi_spec_and_unprepare_removes_it(short_tmp, c
         ("node-1", "a", ("c",), (f"k8s.{NAME}/device=uid-2-a",)),
         ("node-1", "b", ("c",), (f"k8s.{NAME}/device=uid-2-b",)),
     ]
+    assert driver.cdi_spec_path(dra.ClaimRef("default", "two", "uid-2")).exists()
     spec = dra.load_spec_file(short_tmp / "cdi" / f"k8s.{NAME}-device_uid-2.json")
     assert [d["containerEdits"]["env"] for d in spec["devices"]] == [["COUNTER=a"], ["COUNTER=b"]]
     ref = dra.ClaimRef("default", "two", "uid-2")
@@ -258,6 +259,7 @@ def test_prepare_claim_writes_the_cdi_spec_and_unprepare_removes_it(short_tmp, c
         "uid-n": None,
     }
     assert list((short_tmp / "cdi").iterdir()) == []
+    assert driver.cdi_spec_path(ref) == short_tmp / "cdi" / f"k8s.{NAME}-device_uid-2.json"
 
 
 def test_prepared_builds_the_common_answer():

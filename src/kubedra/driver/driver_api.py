@@ -69,8 +69,9 @@ class Driver:
         return results
 
     def still_prepared(self, claim: PrepareClaim, devices: Sequence[str]) -> bool:
-        """Whether a checkpointed preparation is still in place (e.g. its CDI spec survived a
-        reboot). Returning False makes the kit prepare the claim again."""
+        """Whether a checkpointed preparation is still in place. Returning False makes the kit
+        prepare the claim again: a driver whose CDI directory is a tmpfs returns
+        ``self.cdi_spec_path(claim.ref).exists()`` so that a reboot does not lose its specs."""
         return True
 
     # --- CDI -----------------------------------------------------------------------------
@@ -81,6 +82,10 @@ class Driver:
 
     def cdi_writer(self) -> CDIWriter:
         return CDIWriter(self.cdi_dir)
+
+    def cdi_spec_path(self, claim: ClaimRef) -> Path:
+        """Where the kit writes the claim's CDI spec (see :meth:`write_cdi`)."""
+        return self.cdi_writer().path_for(CDISpec(self.cdi_vendor, self.cdi_class, []), claim.uid)
 
     def write_cdi(
         self, claim: ClaimRef, devices: Sequence[PreparedDevice]
