@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubedra.api import models
-from kubedra.driver.slice_check import as_wire, slice_problem
+from kubedra.driver.slice_check import as_wire, as_wire_list, slice_problem
 from kubedra.driver.split import SliceContent, split_pool
 from kubedra.driver.store import ClusterStore, StoreError
 
@@ -57,8 +57,8 @@ class Pool:
     def contents(self) -> list[SliceContent]:
         if self.slices is not None:
             return self.slices
-        devices = [as_wire(d, f"devices[{i}]") for i, d in enumerate(self.devices)]
-        counters = [as_wire(c, f"sharedCounters[{i}]") for i, c in enumerate(self.shared_counters)]
+        devices = as_wire_list(self.devices, "devices")
+        counters = as_wire_list(self.shared_counters, "sharedCounters")
         return split_pool(devices, counters, self.per_device_node_selection)
 
     def wire_node_selector(self) -> dict[str, Any] | None:
