@@ -8,6 +8,11 @@ taken from the driver when it asks for a higher one, kept when at most one exist
 an update and nothing is added, and bumped by one otherwise, so that readers never combine
 slices of two versions of the pool. Every slice carries the Node as controlling owner.
 
+Desired pools are checked when they are given (:meth:`ResourceSlicePublisher.update`): the
+slices they become must pass kubedra's copy of the apiserver's decoding and validation, so a
+driver hears about a misspelt field at once, with the apiserver's message, instead of from a
+failing write in the background.
+
 Reconciliation is continuous: a background thread syncs on every update and every
 ``resync_interval`` seconds, which recreates slices that someone deleted (the kubelet deletes a
 node's slices when it starts) and removes obsolete ones.
