@@ -232,12 +232,16 @@ class DriverProcesses:
         self.logs: list[Any] = []
 
     def start(
-        self, *extra: str, wait: bool = True, cluster: bool = True
+        self,
+        *extra: str,
+        wait: bool = True,
+        cluster: bool = True,
+        program: list[str] | None = None,
     ) -> subprocess.Popen[bytes]:
+        """Start ``kubedra driver example-gpu`` (or ``program``, which takes the same options)."""
         dirs = self.dirs
-        args = kubedra_command(
-            "driver",
-            "example-gpu",
+        args = [
+            *(program or kubedra_command("driver", "example-gpu")),
             "--node-name=node-1",
             f"--registry-dir={dirs.registry}",
             f"--plugin-dir={dirs.plugins}",
@@ -247,7 +251,7 @@ class DriverProcesses:
             "--resync-interval=0.2",
             "--log-level=WARNING",
             *extra,
-        )
+        ]
         log_path = dirs.root / f"driver-{len(self.procs)}.log"
         log = open(log_path, "wb")  # noqa: SIM115
         self.logs.append(log)

@@ -11,16 +11,17 @@ import grpc
 import pytest
 
 from conftest import build_claim
-from kubedra.driver.example_gpu import ExampleGpuDriver
 from kubedra.driver.helper import PluginHelper
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2 as health_pb2
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2_grpc as health_grpc
 from kubedra.driver.proto import kubedra_dra_v1_pb2 as v1_pb2
 from kubedra.driver.proto import kubedra_dra_v1_pb2_grpc as v1_grpc
 from kubedra.driver.server import PluginPaths, PluginServer
+from kubedra.driver.sockets import plugin_paths
 from kubedra.driver.store import StoreError, open_store
 from kubedra.driver.store_dir import ClusterDirectory
 from kubedra.driver.types import ClaimRef
+from kubedra.drivers.example_gpu import ExampleGpuDriver
 
 DRIVER = "gpu.example.com"
 
@@ -153,6 +154,10 @@ def test_driver_name_and_pod_uid_are_checked_before_they_become_paths(tmp_path):
         PluginPaths.for_driver("../evil", tmp_path, tmp_path)
     with pytest.raises(ValueError, match="rolling update pod uid: Invalid value"):
         PluginPaths.for_driver(DRIVER, tmp_path, tmp_path, "../../x")
+    with pytest.raises(ValueError, match="driver name: Invalid value"):
+        plugin_paths("/abs", tmp_path, tmp_path)
+    with pytest.raises(ValueError, match="rolling update pod uid: Invalid value"):
+        plugin_paths(DRIVER, tmp_path, tmp_path, "a\x00b")
 
 
 def test_unquoted_timestamps_read_as_strings(tmp_path):

@@ -6,10 +6,14 @@ import json
 import signal
 import socket
 import subprocess
+import sys
 import threading
+from pathlib import Path
 
 from conftest import build_claim, kubedra_command, subprocess_env, wait_for
 from kubedra.driver.store_dir import ClusterDirectory
+
+SLOW_DRIVER = Path(__file__).with_name("slow_gpu_driver.py")
 
 
 def test_registration_answer_matches_what_the_kubelet_expects(drivers, driver_dirs, kubelet_client):
@@ -127,7 +131,7 @@ def test_killed_during_prepare_then_restarted_gives_the_same_answer_once(
 ):
     cluster = ClusterDirectory(driver_dirs.cluster)
     cluster.put(build_claim("c", "uid-c", [("gpu", "gpu-1")]))
-    slow = drivers.start("--test-prepare-delay=30")
+    slow = drivers.start("--prepare-delay=30", program=[sys.executable, str(SLOW_DRIVER)])
     checkpoint = driver_dirs.plugins / "gpu.example.com" / "checkpoint.json"
     errors: list[Exception] = []
 

@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 
 from conftest import REPO, kubedra_command, subprocess_env
-from kubedra.driver.example_gpu import ExampleGpuDriver
 from kubedra.driver.helper import PluginHelper
 from kubedra.driver.kubelet_sim import KubeletSim, pick_health_service
 from kubedra.driver.publisher import Pool, ResourceSlicePublisher
 from kubedra.driver.server import PluginPaths, PluginServer
 from kubedra.driver.store_dir import ClusterDirectory
+from kubedra.drivers.example_gpu import ExampleGpuDriver
 
 BLOCK_INTRO = "Try it locally (no cluster needed):"
 

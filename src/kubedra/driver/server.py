@@ -63,6 +63,16 @@ MAX_SOCKET_PATH = 107
 DEFAULT_MAX_HEALTH_STREAMS = 4
 
 
+def check_path_names(driver_name: str, pod_uid: str = "") -> None:
+    """Raise ValueError unless the driver name (a DNS subdomain of at most 63 bytes) and the
+    rolling-update pod UID are safe to become socket and directory names."""
+    problems = [str(e) for e in validate_driver_name(driver_name, "driver name")]
+    if pod_uid:
+        problems += [f"rolling update pod {p}" for p in uid_problems(pod_uid)]
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
 @dataclass(frozen=True)
 class PluginPaths:
     """Where a driver's sockets, checkpoint and lock file live."""
@@ -80,11 +90,7 @@ class PluginPaths:
         rolling_update_uid: str = "",
     ) -> PluginPaths:
         """Raises ValueError for a driver name or pod UID that must not become a path."""
-        problems = [str(e) for e in validate_driver_name(driver_name, "driver name")]
-        if rolling_update_uid:
-            problems += [f"rolling update pod {p}" for p in uid_problems(rolling_update_uid)]
-        if problems:
-            raise ValueError("; ".join(problems))
+        check_path_names(driver_name, rolling_update_uid)
         uid_part = f"-{rolling_update_uid}" if rolling_update_uid else ""
         data_dir = plugins_dir / driver_name
         return cls(
