@@ -298,3 +298,17 @@ def test_a_failing_health_watch_ends_that_stream_only(short_tmp):
             assert "not found" in response.claims["uid-c"].error
     finally:
         server.stop()
+
+
+def test_a_driver_restarted_after_kill_9_removes_its_leftovers(drivers, driver_dirs):
+    first = drivers.start()
+    first.send_signal(9)
+    first.wait(timeout=10)
+    data_dir = driver_dirs.plugins / DRIVER
+    leftovers = [
+        _stale(data_dir / ".checkpoint.json.k9k9k9k9.tmp"),
+        _stale(driver_dirs.cdi / ".k8s.gpu.example.com-gpu_uid-c.json.k9k9k9k9.tmp"),
+        _stale(driver_dirs.cluster / "resourceslices" / ".s.yaml.k9k9k9k9.tmp", age=60),
+    ]
+    drivers.start()
+    assert [p for p in leftovers if p.exists()] == []

@@ -73,6 +73,9 @@ class _Reporting(Driver):
     def still_prepared(self, claim: PrepareClaim, devices: Sequence[str]) -> bool:
         return self.driver.still_prepared(claim, devices)
 
+    def remove_stale_files(self) -> None:
+        self.driver.remove_stale_files()
+
     @property
     def reports_health(self) -> bool:
         return self.driver.reports_health
