@@ -154,6 +154,10 @@ def test_kubelet_sim_prefers_health_v1_and_rejects_bad_driver_names(short_tmp):
         assert server.registration.status is not None
         assert not server.registration.status.plugin_registered
         assert server.registration.status.error.startswith("invalid DRA driver name '../evil'")
+        server.registration.info.name = "gpu.example.com"
+        server.registration.info.endpoint = "/" + "x" * 200
+        assert sim.register(paths.registration_socket) is None
+        assert "is longer than 107 bytes" in server.registration.status.error
     finally:
         sim.close()
         server.stop()

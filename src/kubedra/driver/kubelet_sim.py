@@ -43,6 +43,7 @@ from kubedra.driver.server import (
     DRA_V1BETA1_SERVICE,
     HEALTH_V1_SERVICE,
     HEALTH_V1ALPHA1_SERVICE,
+    MAX_SOCKET_PATH,
     PLUGIN_TYPE,
 )
 from kubedra.driver.store import ClusterStore
@@ -263,6 +264,8 @@ class KubeletSim:
                 self.violate("registration", subject, f"{DRA_V1_SERVICE} must be listed first")
         elif DRA_V1_SERVICE not in versions:
             self.violate("registration", subject, f"{DRA_V1_SERVICE} is not offered")
+        if len(info.endpoint.encode()) > MAX_SOCKET_PATH:
+            return f"endpoint {info.endpoint!r} is longer than {MAX_SOCKET_PATH} bytes"
         endpoint = Path(info.endpoint)
         if not endpoint.is_absolute() or not endpoint.is_socket():
             return f"endpoint {info.endpoint!r} is not an existing Unix socket"
