@@ -356,3 +356,10 @@ def test_a_device_without_edits_cannot_be_written(tmp_path):
     with pytest.raises(CDIError, match="invalid device, empty device edits"):
         CDIWriter(tmp_path).write(CDISpec("vendor.com", "gpu", [CDIDevice("d")]), "u")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_writer_refuses_fields_the_library_does_not_know(tmp_path):
+    edits = ContainerEdits(device_nodes=[{"path": "/dev/x", "perms": "rw"}])
+    with pytest.raises(CDIError, match='json: unknown field "perms"'):
+        CDIWriter(tmp_path).write(CDISpec("vendor.com", "gpu", [CDIDevice("d", edits)]), "u")
+    assert list(tmp_path.iterdir()) == []

@@ -138,6 +138,7 @@ class CDISpec:
         if edits:
             spec["containerEdits"] = edits
         spec["cdiVersion"] = minimum_version(spec)
+        decode_strict(spec)  # a misspelt field in an edit would make every reader refuse the file
         problems = validate_spec(spec)
         if problems:
             raise CDIError("; ".join(problems))
