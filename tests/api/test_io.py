@@ -118,14 +118,20 @@ def test_binary_file_is_reported(tmp_path: Path) -> None:
 
 
 def test_non_mapping_and_type_meta_problems() -> None:
-    text = "- a\n---\nkind: X\n---\napiVersion: v1\nkind: 3\n---\napiVersion: x/v1\nkind: Foo\n"
-    messages = [error.message for error in load_text(text).errors]
+    text = (
+        "- a\n---\nkind: X\n---\napiVersion: v1\nkind: 3\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: Foo\n---\napiVersion: x/v1\nkind: Foo\n"
+    )
+    result = load_text(text)
+    messages = [error.message for error in result.errors]
     assert messages == [
         "document is an array, not an object",
         "apiVersion not set",
         "kind must be a string, not a number",
-        'no matches for kind "Foo" in version "x/v1"',
+        'no matches for kind "Foo" in version "resource.k8s.io/v1"',
     ]
+    # Kinds of other groups are not errors: they are kept, unmodeled, for the caller to skip.
+    assert [(entry.api_version, entry.kind) for entry in result.unmodeled] == [("x/v1", "Foo")]
 
 
 def test_wrong_types_and_unknown_fields_in_one_line() -> None:
