@@ -1,0 +1,169 @@
+"""``kubedra snapshot`` end to end against a fake API server, through a kubeconfig file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fake_apiserver import FakeCluster, serve, write_kubeconfig
+
+from kubedra.api.io import load_paths, load_text
+from kubedra.live import ClusterReader, LiveError, connect, read_cluster
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+
+
+def _kubedra(*args: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "kubedra", *args], capture_output=True, text=True, env=env
+    )
+
+
+def _example_objects() -> list[dict[str, Any]]:
+    """The examples as the fake serves them: resource.k8s.io in v1beta2 (v1's shape)."""
+    objects = []
+    for loaded in load_paths([EXAMPLES]).objects:
+        wire = dict(loaded.wire)
+        if wire["apiVersion"] == "resource.k8s.io/v1":
+            wire["apiVersion"] = "resource.k8s.io/v1beta2"
+        objects.append(wire)
+    return objects
+
+
+def _key(obj: dict[str, Any]) -> tuple[str, str, str]:
+    metadata = obj.get("metadata", {})
+    return obj["kind"], metadata.get("namespace", ""), metadata["name"]
+
+
+@pytest.fixture
+def cluster() -> FakeCluster:
+    return FakeCluster(_example_objects(), forbidden={"priorityclasses"})
+
+
+def test_snapshot_reads_every_kind_in_pages_and_converts_to_v1(
+    cluster: FakeCluster, tmp_path: Path
+) -> None:
+    with serve(cluster) as url:
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", url)
+        api_client = connect(kubeconfig)
+        snapshot = ClusterReader(api_client, chunk_size=2).read()
+        api_client.close()
+    expected = {_key(obj): obj for obj in _v1(cluster.objects) if obj["kind"] != "PriorityClass"}
+    got = {_key(obj): obj for obj in snapshot.objects}
+    assert got.keys() == expected.keys()
+    for key, obj in got.items():
+        assert "managedFields" not in obj["metadata"]
+        assert obj == expected[key], key
+    assert snapshot.versions["ResourceClaim"] == "resource.k8s.io/v1beta2"
+    assert snapshot.versions["Pod"] == "v1"
+    assert snapshot.skipped == [
+        "priorityclasses.scheduling.k8s.io: priorityclasses.scheduling.k8s.io is forbidden: "
+        'User "viewer" cannot list resource "priorityclasses" in API group '
+        '"scheduling.k8s.io" at the cluster scope'
+    ]
+    methods = {method for method, _path, _query in cluster.requests}
+    assert methods == {"GET"}
+    # Pagination: seven ResourceSlices in pages of two take four requests, the later ones
+    # carrying the continue token.
+    slice_requests = [q for _m, p, q in cluster.requests if p.endswith("/resourceslices")]
+    assert [q.get("continue") for q in slice_requests] == [None, ["2"], ["4"], ["6"]]
+    assert all(q["limit"] == ["2"] for q in slice_requests)
+
+
+def _v1(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        obj | {"apiVersion": "resource.k8s.io/v1"}
+        if obj["apiVersion"] == "resource.k8s.io/v1beta2"
+        else obj
+        for obj in objects
+    ]
+
+
+def test_namespace_restricts_namespaced_kinds(cluster: FakeCluster, tmp_path: Path) -> None:
+    with serve(cluster) as url:
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", url)
+        snapshot = read_cluster(str(kubeconfig), namespace="gpu-monitoring")
+    namespaces = {
+        obj["metadata"].get("namespace")
+        for obj in snapshot.objects
+        if obj["kind"] in ("Pod", "ResourceClaim", "ResourceClaimTemplate")
+    }
+    assert namespaces == {"gpu-monitoring"}
+    paths = {path for _m, path, _q in cluster.requests}
+    assert "/api/v1/namespaces/gpu-monitoring/pods" in paths
+    assert "/api/v1/nodes" in paths
+
+
+def test_snapshot_command_output_validates(cluster: FakeCluster, tmp_path: Path) -> None:
+    with serve(cluster) as url:
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", url)
+        out = _kubedra("snapshot", "--kubeconfig", str(kubeconfig), "-o", "yaml")
+    assert out.returncode == 0, out.stderr
+    assert "Warning: skipped priorityclasses.scheduling.k8s.io" in out.stderr
+    listing = yaml.safe_load(out.stdout)
+    assert listing["kind"] == "List"
+    saved = tmp_path / "cluster.yaml"
+    saved.write_text(out.stdout)
+    result = _kubedra("validate", str(saved))
+    assert result.returncode == 0, result.stdout + result.stderr
+    count = len(listing["items"])
+    assert f"{count} objects in 1 file: {count} valid, 0 invalid" in result.stdout
+    # The saved List loads to the same objects the files hold (less the forbidden kind).
+    from_snapshot = {_key(obj.wire): obj.wire for obj in load_text(out.stdout).objects}
+    from_files = {
+        _key(obj.wire): obj.wire
+        for obj in load_paths([EXAMPLES]).objects
+        if obj.kind != "PriorityClass"
+    }
+    assert from_snapshot == from_files
+
+
+def test_snapshot_json_and_context(cluster: FakeCluster, tmp_path: Path) -> None:
+    with serve(cluster) as url:
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", url, context="lab")
+        out = _kubedra(
+            "snapshot", "--kubeconfig", str(kubeconfig), "--context", "lab", "-o", "json"
+        )
+        missing = _kubedra("snapshot", "--kubeconfig", str(kubeconfig), "--context", "nope")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["kind"] == "List"
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("error: cannot use ")
+    assert "nope" in missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
+def test_wrong_credentials_and_unreachable_server_are_one_line_errors(
+    cluster: FakeCluster, tmp_path: Path
+) -> None:
+    with serve(cluster) as url:
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", url, token="wrong")
+        with pytest.raises(LiveError, match="discovery of resource.k8s.io: Unauthorized"):
+            read_cluster(str(kubeconfig))
+    gone = write_kubeconfig(tmp_path / "gone", url)  # the server has stopped
+    out = _kubedra("snapshot", "--kubeconfig", str(gone))
+    assert out.returncode == 1
+    assert out.stderr.startswith(f"error: cannot reach {url}")
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_no_kubeconfig_and_not_in_cluster(tmp_path: Path) -> None:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT")
+    }
+    env |= {"HOME": str(tmp_path), "PYTHONPATH": str(REPO / "src")}
+    out = subprocess.run(
+        [sys.executable, "-m", "kubedra", "snapshot"], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 1
+    assert out.stderr.startswith("error: no kubeconfig found")
