@@ -146,7 +146,7 @@ def test_wrong_credentials_and_unreachable_server_are_one_line_errors(
 ) -> None:
     with serve(cluster) as url:
         kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", url, token="wrong")
-        with pytest.raises(LiveError, match="discovery of resource.k8s.io: Unauthorized"):
+        with pytest.raises(LiveError, match=r"discovery of resource\.k8s\.io: Unauthorized"):
             read_cluster(str(kubeconfig))
     gone = write_kubeconfig(tmp_path / "gone", url)  # the server has stopped
     out = _kubedra("snapshot", "--kubeconfig", str(gone))
