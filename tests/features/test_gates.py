@@ -67,13 +67,13 @@ def test_parse_version() -> None:
     assert parse_version("1.37.0-rc.1") == "1.37"
     with pytest.raises(ReleaseError, match=r"kubedra models 1\.34 to 1\.37"):
         parse_version("1.33")
-    with pytest.raises(ReleaseError, match="expected MAJOR.MINOR"):
+    with pytest.raises(ReleaseError, match=r"expected MAJOR\.MINOR"):
         parse_version("latest")
 
 
 def test_flag_parsing_messages_are_component_base_ones() -> None:
     assert parse_feature_gates("A=true, B=false,,C=1") == {"A": True, "B": False, "C": True}
-    with pytest.raises(FeatureGateError, match="^missing bool value for A$"):
+    with pytest.raises(FeatureGateError, match=r"^missing bool value for A$"):
         parse_feature_gates("A")
     with pytest.raises(FeatureGateError) as excinfo:
         parse_feature_gates("A=yes")
@@ -83,7 +83,7 @@ def test_flag_parsing_messages_are_component_base_ones() -> None:
 
 
 def test_unknown_and_locked_gates_are_refused() -> None:
-    with pytest.raises(FeatureGateError, match="^unrecognized feature gate: DRAFoo$"):
+    with pytest.raises(FeatureGateError, match=r"^unrecognized feature gate: DRAFoo$"):
         FeatureGates.for_release("1.36", "DRAFoo=true")
     # A gate of a later release is unknown to the earlier one's binaries.
     with pytest.raises(FeatureGateError, match="unrecognized feature gate: DRAListTypeAttributes"):
