@@ -69,6 +69,9 @@ def test_snapshot_reads_every_kind_in_pages_and_converts_to_v1(
         'User "viewer" cannot list resource "priorityclasses" in API group '
         '"scheduling.k8s.io" at the cluster scope'
     ]
+    loaded = snapshot.load()
+    assert not loaded.errors
+    assert len(loaded.objects) == len(snapshot.objects)
     methods = {method for method, _path, _query in cluster.requests}
     assert methods == {"GET"}
     # Pagination: seven ResourceSlices in pages of two take four requests, the later ones

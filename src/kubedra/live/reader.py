@@ -13,10 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubedra.api.conversion import to_v1
 from kubedra.live.connect import LiveError
+
+if TYPE_CHECKING:
+    from kubedra.api.io import LoadResult
 
 RESOURCE_GROUP = "resource.k8s.io"
 RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")
@@ -71,6 +74,13 @@ class Snapshot:
     def as_list(self) -> dict[str, Any]:
         """A ``v1`` ``List``, as ``kubectl get -o yaml`` prints several objects."""
         return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": self.objects}
+
+    def load(self, source: str = "<cluster>") -> LoadResult:
+        """The objects decoded and type-checked as if read from a saved snapshot file, for
+        commands (simulate, explain) that work on loaded objects."""
+        from kubedra.api.io import load_text
+
+        return load_text(json.dumps(self.as_list()), source, json_input=True)
 
 
 class _HTTPError(Exception):
