@@ -80,7 +80,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_help_alias_and_version(runner: CliRunner) -> None:
-    for args in (["-h"], ["validate", "-h"], ["snapshot", "-h"]):
+    for args in (["-h"], ["validate", "-h"], ["snapshot", "-h"], ["conformance", "-h"]):
         result = runner.invoke(app, args)
         assert result.exit_code == 0, args
         assert "Usage:" in result.output

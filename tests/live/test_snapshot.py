@@ -170,3 +170,25 @@ def test_no_kubeconfig_and_not_in_cluster(tmp_path: Path) -> None:
     )
     assert out.returncode == 1
     assert out.stderr.startswith("error: no kubeconfig found")
+
+
+def test_in_cluster_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a kubeconfig, the pod's service account is used, as client-go does."""
+    import kubernetes.config.incluster_config as incluster
+
+    token, cert = tmp_path / "token", tmp_path / "ca.crt"
+    token.write_text("in-cluster-token")
+    cert.write_text("not checked until a TLS connection is made")
+    monkeypatch.setattr(incluster, "SERVICE_TOKEN_FILENAME", str(token))
+    monkeypatch.setattr(incluster, "SERVICE_CERT_FILENAME", str(cert))
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    api_client = connect()
+    try:
+        assert api_client.configuration.host == "https://10.0.0.1:443"
+        header = api_client.configuration.auth_settings()["BearerToken"]
+        assert header["value"] == "Bearer in-cluster-token"
+    finally:
+        api_client.close()
