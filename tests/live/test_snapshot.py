@@ -189,6 +189,6 @@ def test_in_cluster_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     try:
         assert api_client.configuration.host == "https://10.0.0.1:443"
         header = api_client.configuration.auth_settings()["BearerToken"]
-        assert header["value"] == "Bearer in-cluster-token"
+        assert header["value"].lower() == "bearer in-cluster-token"
     finally:
         api_client.close()
