@@ -136,6 +136,8 @@ def gates_used(obj: dict[str, Any]) -> list[str]:
 
 
 def _pod_template_claims(obj: dict[str, Any]) -> bool:
+    # Imported here: kubedra.api.workloads loads the validation rules, which commands that
+    # only parse --feature-gates must not pay for at startup.
     from kubedra.api.workloads import pod_spec_of
 
     pod_spec = pod_spec_of(obj)
@@ -203,8 +205,7 @@ def feature_warnings(
         spec = spec_at(gate, release)
         who = _subjects_text(subjects)
         if spec is None:
-            first = GATES[gate][0].since
-            since = f" (it first appears in {first})" if gate in GATES else ""
+            since = f" (it first appears in {GATES[gate][0].since})"
             warnings.append(
                 f"{who} relies on {gate}, which Kubernetes {release} does not have{since}: "
                 "the apiserver drops its fields and the scheduler ignores them"
