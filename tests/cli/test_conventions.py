@@ -197,7 +197,10 @@ def test_release_and_feature_gates(tmp_path: Path) -> None:
     assert "alpha feature in 1.35" in on.stderr
     unknown = _kubedra("validate", "--feature-gates", "DRANope=true", str(tmp_path))
     assert unknown.returncode == 2
-    assert "unrecognized feature gate: DRANope" in unknown.stderr
+    assert unknown.stderr == (
+        'Error: invalid argument "DRANope=true" for "--feature-gates" flag: '
+        "unrecognized feature gate: DRANope\n"
+    )
     version = _kubedra("validate", "--kubernetes-version", "1.30", str(tmp_path))
     assert version.returncode == 2
     assert "kubedra models 1.34 to 1.37" in version.stderr

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -214,13 +214,21 @@ def apply_namespace(result: LoadResult, namespace: str | None) -> LoadResult:
 
 
 def feature_gates(version: str | None, gates: str | None) -> FeatureGates:
-    """The gates of ``--kubernetes-version`` and ``--feature-gates``; a bad value is a usage
-    error (exit status 2) naming the flag."""
+    """The gates of ``--kubernetes-version`` and ``--feature-gates``.
+
+    A bad value is a usage error (exit status 2) printed on one line the way kube-scheduler's
+    flag parsing prints it: ``invalid argument "X=true" for "--feature-gates" flag: ...``.
+    """
     try:
         release = parse_version(version) if version else DEFAULT
     except ReleaseError as error:
-        raise typer.BadParameter(str(error), param_hint="'--kubernetes-version'") from None
+        _flag_error("--kubernetes-version", version or "", str(error))
     try:
         return FeatureGates.for_release(release, gates or None)
     except FeatureGateError as error:
-        raise typer.BadParameter(str(error), param_hint="'--feature-gates'") from None
+        _flag_error("--feature-gates", gates or "", str(error))
+
+
+def _flag_error(flag: str, value: str, message: str) -> NoReturn:
+    typer.echo(f'Error: invalid argument "{value}" for "{flag}" flag: {message}', err=True)
+    raise typer.Exit(2)
