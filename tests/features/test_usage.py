@@ -107,3 +107,35 @@ def test_warnings_for_off_missing_and_alpha_features() -> None:
         "slice node-1-gpu relies on DRAListTypeAttributes, an alpha feature in 1.36: off in "
         "most clusters, and it may change or go away"
     ]
+
+
+def test_extended_resources_backed_by_dra() -> None:
+    device_class = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "gpu.example.com"},
+        "spec": {"extendedResourceName": "example.com/gpu"},
+    }
+
+    def pod(resource: str) -> dict[str, Any]:
+        container = {"name": "c", "resources": {"limits": {resource: "1"}}}
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ml"},
+            "spec": {"containers": [container]},
+        }
+
+    lines = describe_feature_usage([device_class, pod("example.com/gpu")], "1.36")
+    assert lines == [
+        "device class gpu.example.com, pod ml/p use DRAExtendedResource: beta, on by default in "
+        "1.36"
+    ]
+    implicit = pod("deviceclass.resource.kubernetes.io/gpu.example.com")
+    assert gates_used(implicit) == ["DynamicResourceAllocation", "DRAExtendedResource"]
+    assert gates_used(pod("nvidia.com/gpu")) == []
+    assert feature_warnings([implicit], "1.35") == [
+        "pod ml/p relies on DRAExtendedResource, which is off in 1.35 (alpha): the apiserver "
+        "drops its fields and the scheduler ignores them; enable it with "
+        "--feature-gates=DRAExtendedResource=true"
+    ]

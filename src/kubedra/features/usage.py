@@ -106,10 +106,16 @@ def _slice_gates(spec: dict[str, Any]) -> Iterator[str]:
                 yield "DRAListTypeAttributes"
 
 
-def gates_used(obj: dict[str, Any]) -> list[str]:
+IMPLICIT_EXTENDED_PREFIX = "deviceclass.resource.kubernetes.io/"
+"""Every DeviceClass is also an extended resource of this name plus the class name."""
+
+
+def gates_used(obj: dict[str, Any], extended_names: frozenset[str] = frozenset()) -> list[str]:
     """The DRA gates one object relies on, in first-use order, each once.
 
-    Workloads (Deployment, Job, ...) are looked at through their pod template.
+    Workloads (Deployment, Job, ...) are looked at through their pod template. A pod asking
+    for an extended resource that a DeviceClass provides (``extended_names``, or the implicit
+    ``deviceclass.resource.kubernetes.io/<class>``) relies on DRAExtendedResource.
     """
     kind = obj.get("kind")
     spec = _dict(obj.get("spec"))
@@ -127,26 +133,50 @@ def gates_used(obj: dict[str, Any]) -> list[str]:
     elif kind == "DeviceTaintRule":
         found = ["DRADeviceTaintRules"]
     uses = [BASELINE] if kind in _SUBJECTS and kind != "Pod" else []
-    if _pod_template_claims(obj):
-        uses = [BASELINE]
+    pod_spec = _pod_spec(obj)
+    if pod_spec is not None:
+        if pod_spec.get("resourceClaims"):
+            uses = [BASELINE]
+        if _asks_for_extended(pod_spec, extended_names):
+            found = [*found, BASELINE, "DRAExtendedResource"]
     for gate in found:
         if gate not in uses:
             uses.append(gate)
     return uses
 
 
-def _pod_template_claims(obj: dict[str, Any]) -> bool:
+def _pod_spec(obj: dict[str, Any]) -> dict[str, Any] | None:
     # Imported here: kubedra.api.workloads loads the validation rules, which commands that
     # only parse --feature-gates must not pay for at startup.
     from kubedra.api.workloads import pod_spec_of
 
-    pod_spec = pod_spec_of(obj)
-    return bool(pod_spec and pod_spec.get("resourceClaims"))
+    return pod_spec_of(obj)
+
+
+def _asks_for_extended(pod_spec: dict[str, Any], extended_names: frozenset[str]) -> bool:
+    for container in _dicts(pod_spec.get("containers")) + _dicts(pod_spec.get("initContainers")):
+        resources = _dict(container.get("resources"))
+        for amounts in (_dict(resources.get("requests")), _dict(resources.get("limits"))):
+            for name in amounts:
+                if name in extended_names or str(name).startswith(IMPLICIT_EXTENDED_PREFIX):
+                    return True
+    return False
+
+
+def extended_resource_names(objects: Iterable[dict[str, Any]]) -> frozenset[str]:
+    """The ``extendedResourceName`` of every DeviceClass among the objects."""
+    return frozenset(
+        str(_dict(obj.get("spec")).get("extendedResourceName"))
+        for obj in objects
+        if obj.get("kind") == "DeviceClass" and _dict(obj.get("spec")).get("extendedResourceName")
+    )
 
 
 def feature_uses(objects: Iterable[dict[str, Any]]) -> list[FeatureUse]:
     """Every (gate, object) pair, in input order."""
-    return [FeatureUse(gate, subject_of(obj)) for obj in objects for gate in gates_used(obj)]
+    objects = list(objects)
+    names = extended_resource_names(objects)
+    return [FeatureUse(gate, subject_of(obj)) for obj in objects for gate in gates_used(obj, names)]
 
 
 def _subjects_text(subjects: list[str]) -> str:
