@@ -40,6 +40,9 @@ class FakeCluster:
     forbidden: set[str] = field(default_factory=set)
     """Plurals that answer 403."""
     requests: list[tuple[str, str, dict[str, list[str]]]] = field(default_factory=list)
+    resource_versions: tuple[str, ...] = (RESOURCE_VERSION,)
+    """The resource.k8s.io versions served (objects are kept in v1's shape, which v1beta2
+    shares); none means the group is not served at all."""
 
     def items(self, plural: str, namespace: str | None) -> list[dict[str, Any]]:
         found = []
@@ -71,20 +74,26 @@ def _status(code: int, reason: str, message: str) -> dict[str, Any]:
 
 def _route(cluster: FakeCluster, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
     if path == "/apis/resource.k8s.io":
-        version = {"groupVersion": f"resource.k8s.io/{RESOURCE_VERSION}", "version": "v1beta2"}
+        if not cluster.resource_versions:
+            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+        versions = [
+            {"groupVersion": f"resource.k8s.io/{version}", "version": version}
+            for version in cluster.resource_versions
+        ]
         return 200, {
             "kind": "APIGroup",
             "apiVersion": "v1",
             "name": "resource.k8s.io",
-            "versions": [version],
-            "preferredVersion": version,
+            "versions": versions,
+            "preferredVersion": versions[0],
         }
-    if path == f"/apis/resource.k8s.io/{RESOURCE_VERSION}":
+    served = {f"/apis/resource.k8s.io/{version}" for version in cluster.resource_versions}
+    if path in served:
         names = ["deviceclasses", "resourceslices", "devicetaintrules", "resourceclaims"]
         names += ["resourceclaims/status", "resourceclaimtemplates"]
         return 200, {
             "kind": "APIResourceList",
-            "groupVersion": f"resource.k8s.io/{RESOURCE_VERSION}",
+            "groupVersion": path.removeprefix("/apis/"),
             "resources": [{"name": name, "verbs": ["get", "list"]} for name in names],
         }
     parts = path.strip("/").split("/")
@@ -92,8 +101,8 @@ def _route(cluster: FakeCluster, path: str, query: dict[str, list[str]]) -> tupl
         group, rest = "", parts[2:]
     elif parts[0] == "apis" and len(parts) >= 4:
         group, rest = parts[1], parts[3:]
-        expected = RESOURCE_VERSION if group == "resource.k8s.io" else "v1"
-        if parts[2] != expected:
+        expected = cluster.resource_versions if group == "resource.k8s.io" else ("v1",)
+        if parts[2] not in expected:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
     else:
         return 404, _status(404, "NotFound", "the server could not find the requested resource")

@@ -192,3 +192,30 @@ def test_in_cluster_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         assert header["value"].lower() == "bearer in-cluster-token"
     finally:
         api_client.close()
+
+
+def test_newest_served_version_is_read_and_an_unserved_group_is_skipped(
+    tmp_path: Path,
+) -> None:
+    both = FakeCluster(_v1(_example_objects()), resource_versions=("v1beta2", "v1"))
+    with serve(both) as url:
+        snapshot = read_cluster(str(write_kubeconfig(tmp_path / "k", url)))
+    assert snapshot.versions["ResourceSlice"] == "resource.k8s.io/v1"
+    assert not any(
+        path.startswith("/apis/resource.k8s.io/v1beta2/") for _m, path, _q in both.requests
+    )
+
+    none = FakeCluster(_example_objects(), resource_versions=())
+    with serve(none) as url:
+        snapshot = read_cluster(str(write_kubeconfig(tmp_path / "k", url)))
+    assert {obj["kind"] for obj in snapshot.objects} == {
+        "Namespace",
+        "Node",
+        "Pod",
+        "PriorityClass",
+    }
+    assert snapshot.skipped[0] == (
+        "deviceclasses.resource.k8s.io: not served in a version kubedra reads "
+        "(resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1beta1)"
+    )
+    assert len(snapshot.skipped) == 5
