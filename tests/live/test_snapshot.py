@@ -219,3 +219,29 @@ def test_newest_served_version_is_read_and_an_unserved_group_is_skipped(
         "(resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1beta1)"
     )
     assert len(snapshot.skipped) == 5
+
+
+def test_v1beta1_objects_are_converted_to_v1(tmp_path: Path) -> None:
+    beta_slice = {
+        "apiVersion": "resource.k8s.io/v1beta1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "node-1-gpu"},
+        "spec": {
+            "driver": "gpu.example.com",
+            "nodeName": "node-1",
+            "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "gpu-0", "basic": {"attributes": {"model": {"string": "a"}}}}],
+        },
+    }
+    cluster = FakeCluster([beta_slice], resource_versions=("v1beta1",))
+    with serve(cluster) as url:
+        snapshot = read_cluster(str(write_kubeconfig(tmp_path / "k", url)))
+    [got] = snapshot.objects
+    assert got["apiVersion"] == "resource.k8s.io/v1"
+    assert got["spec"]["devices"] == [{"name": "gpu-0", "attributes": {"model": {"string": "a"}}}]
+    assert snapshot.versions["ResourceSlice"] == "resource.k8s.io/v1beta1"
+    assert (
+        "devicetaintrules.resource.k8s.io: not served in a version kubedra reads "
+        "(resource.k8s.io/v1, resource.k8s.io/v1beta2)"
+    ) in snapshot.skipped
+    assert not snapshot.load().errors
