@@ -110,6 +110,7 @@ class Search:
         self.results: list[list[DeviceResult]] = [[] for _ in claims]
         self.allocating: dict[str, set[int]] = {}
         self.allocating_capacity: dict[str, dict[str, Number]] = {}
+        self.allocating_shares: dict[str, int] = {}
         self.consumed_counters: dict[tuple[str, str], dict[tuple[str, str], Number]] = {}
 
     # ----- entry point -------------------------------------------------------------
@@ -421,20 +422,40 @@ class Search:
             base, sub = data.name, ""
         else:
             base, sub = data.parent, data.name
+        constraints = self.constraints[claim_index]
+        # What this call changed, reversed by one rollback on every rejection after the
+        # counters were taken and by the backtracking undo, as upstream does since
+        # kubernetes/kubernetes#140431 (backported to 1.36 in #140663): before that fix a
+        # device rejected for a taint, a constraint or capacity kept its counters (and
+        # constraints), so a later device of the same counter set was refused.
+        added_constraints = 0
+        users: set[int] | None = None
+        shared = False
+        consumed: Consumption | None = None
+
+        def rollback() -> None:
+            for constraint in constraints[:added_constraints]:
+                constraint.remove(base, sub)
+            if users is not None:
+                users.discard(claim_index)
+            if shared:
+                self._release_share(key, consumed)
+            if counted:
+                self._release_counters(device)
+
         if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+            rollback()
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "taint not tolerated", key)
             return None
-        constraints = self.constraints[claim_index]
-        for i, constraint in enumerate(constraints):
+        for constraint in constraints:
             if not constraint.add(base, sub, device):
+                rollback()
                 if must:
                     raise AllocationError(
                         f"claim {claim.label}, request {data.name}: cannot add device "
                         f"{key} because a claim constraint would not be satisfied"
                     )
-                for earlier in constraints[:i]:
-                    earlier.remove(base, sub)
                 if recorder is not None:
                     recorder.reject(
                         claim.label,
@@ -444,6 +465,7 @@ class Search:
                         constraint.describe(),
                     )
                 return None
+            added_constraints += 1
         users = self.allocating.get(key)
         if users is None:
             users = set()
@@ -451,37 +473,50 @@ class Search:
         if not allow_multiple:
             users.add(claim_index)
         share_id: str | None = None
-        consumed: Consumption | None = None
         if features.consumable_capacity:
             if not self._capacity_fits(data, device):
+                rollback()
                 if recorder is not None:
                     recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
                 return None
             if allow_multiple:
                 consumed = self._consumption(data, device)
                 share_id = str(uuid.uuid4())
-                totals = self.allocating_capacity.setdefault(key, {})
-                for name, amount, _ in consumed or ():
-                    totals[name] = totals.get(name, 0) + amount
+                self._take_share(key, consumed)
+                shared = True
         results = self.results[claim_index]
         results.append(DeviceResult(device, data, share_id, consumed))
 
         def undo() -> None:
-            for constraint in constraints:
-                constraint.remove(base, sub)
-            users.discard(claim_index)
-            if allow_multiple:
-                if consumed:
-                    totals = self.allocating_capacity[key]
-                    for name, amount, _ in consumed:
-                        totals[name] -= amount
-                    if not any(totals.values()):
-                        del self.allocating_capacity[key]
-            elif counted:
-                self._release_counters(device)
+            rollback()
             results.pop()
 
         return undo
+
+    # ----- shares of multi-allocatable devices -----------------------------------------
+
+    def _take_share(self, key: str, consumed: Consumption | None) -> None:
+        """Count one more share of a multi-allocatable device and add what it consumes.
+
+        The device stays marked as shared (its counters are not taken again) while any share
+        of this call lives, also when the shares consume nothing (#140431 keeps that marker
+        while another live share relies on it).
+        """
+        self.allocating_shares[key] = self.allocating_shares.get(key, 0) + 1
+        totals = self.allocating_capacity.setdefault(key, {})
+        for name, amount, _ in consumed or ():
+            totals[name] = totals.get(name, 0) + amount
+
+    def _release_share(self, key: str, consumed: Consumption | None) -> None:
+        left = self.allocating_shares[key] - 1
+        if left:
+            self.allocating_shares[key] = left
+            totals = self.allocating_capacity[key]
+            for name, amount, _ in consumed or ():
+                totals[name] -= amount
+        else:
+            del self.allocating_shares[key]
+            del self.allocating_capacity[key]
 
     # ----- shared counters -----------------------------------------------------------
 
