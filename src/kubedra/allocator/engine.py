@@ -16,7 +16,14 @@ from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
 from kubedra.allocator.inventory import Inventory
 from kubedra.allocator.nodeselect import NodeInfo
-from kubedra.allocator.search import AllocationError, Search
+from kubedra.allocator.quantities import QuantityError
+from kubedra.allocator.search import (
+    ABORTED,
+    DEFAULT_TIMEOUT,
+    PRUNE_AFTER,
+    AllocationError,
+    Search,
+)
 from kubedra.allocator.state import AllocatedState
 
 
@@ -36,9 +43,22 @@ class Outcome:
     def unschedulable(self) -> bool:
         return self.allocations is None and self.error is None
 
+    @property
+    def timed_out(self) -> bool:
+        """The search hit its time bound (upstream's filterTimeout): retry later."""
+        return self.error == ABORTED
+
+
+_DEFAULT: Any = object()
+
 
 class Allocator:
-    """Upstream's structured allocator over one cluster state (v1 wire dicts, defaulted)."""
+    """Upstream's structured allocator over one cluster state (v1 wire dicts, defaulted).
+
+    ``timeout`` bounds each ``allocate`` call in seconds (None: unbounded) as the scheduler's
+    filterTimeout bounds upstream's search; ``prune`` cuts what provably cannot succeed
+    (never changing a result; off only to compare against the plain search).
+    """
 
     def __init__(
         self,
@@ -47,8 +67,15 @@ class Allocator:
         resource_slices: Iterable[Mapping[str, Any]],
         allocated_claims: Iterable[Mapping[str, Any]] = (),
         device_taint_rules: Iterable[Mapping[str, Any]] = (),
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        prune: bool = True,
     ) -> None:
         self.features = features
+        self.timeout = timeout
+        self.prune = prune
+        # Search steps before a search counts as long and is analysed for pruning.
+        self.prune_after = PRUNE_AFTER
         self.inventory = Inventory(features, device_classes, resource_slices, device_taint_rules)
         self.state = AllocatedState(features)
         self.state.add_claims(allocated_claims)
@@ -62,18 +89,35 @@ class Allocator:
         node: Mapping[str, Any] | NodeInfo,
         claims: Sequence[Mapping[str, Any]] | list[PreparedClaim],
         recorder: Recorder | None = None,
+        timeout: float | None = _DEFAULT,
     ) -> Outcome:
-        """Allocate ``claims`` together for ``node`` against the current allocated state."""
-        info = node if isinstance(node, NodeInfo) else NodeInfo.from_v1(node)
-        prepared = (
-            claims if claims and isinstance(claims[0], PreparedClaim) else self.prepare(claims)  # type: ignore[arg-type]
-        )
-        view = self.inventory.node_view(info)
-        search = Search(self.inventory, self.state, info, view, prepared, recorder)  # type: ignore[arg-type]
+        """Allocate ``claims`` together for ``node`` against the current allocated state.
+
+        ``timeout`` overrides the allocator's bound for this call. Bad input met on the way
+        (a malformed quantity in a slice or claim) is an error outcome, never an exception.
+        """
         try:
+            info = node if isinstance(node, NodeInfo) else NodeInfo.from_v1(node)
+            prepared = (
+                claims if claims and isinstance(claims[0], PreparedClaim) else self.prepare(claims)  # type: ignore[arg-type]
+            )
+            view = self.inventory.node_view(info)
+            search = Search(
+                self.inventory,
+                self.state,
+                info,
+                view,
+                prepared,  # type: ignore[arg-type]
+                recorder,
+                timeout=self.timeout if timeout is _DEFAULT else timeout,
+                prune=self.prune,
+                prune_after=self.prune_after,
+            )
             allocations = search.run()
         except AllocationError as err:
             return Outcome(error=err.message, node_local=err.node_local)
+        except QuantityError as err:
+            return Outcome(error=str(err))
         if allocations is None:
             return Outcome()
         return Outcome(allocations=allocations)
