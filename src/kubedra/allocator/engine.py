@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubedra.allocator import inputs
 from kubedra.allocator.claims import PreparedClaim, prepare_claims
 from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
@@ -76,13 +77,51 @@ class Allocator:
         self.prune = prune
         # Search steps before a search counts as long and is analysed for pruning.
         self.prune_after = PRUNE_AFTER
-        self.inventory = Inventory(features, device_classes, resource_slices, device_taint_rules)
-        self.state = AllocatedState(features)
-        self.state.add_claims(allocated_claims)
+        classes = list(device_classes)
+        slices = list(resource_slices)
+        held = list(allocated_claims)
+        rules = list(device_taint_rules)
+        self._inputs = [
+            ("DeviceClass", classes, inputs.DEVICE_CLASS, "deviceClasses"),
+            ("ResourceSlice", slices, inputs.RESOURCE_SLICE, "resourceSlices"),
+            ("ResourceClaim", held, inputs.RESOURCE_CLAIM, "allocatedClaims"),
+            ("DeviceTaintRule", rules, inputs.DEVICE_TAINT_RULE, "deviceTaintRules"),
+        ]
+        try:
+            self.inventory = Inventory(features, classes, slices, rules)
+            self.state = AllocatedState(features)
+            self.state.add_claims(held)
+        except inputs.PYTHON_ERRORS as err:
+            if isinstance(err, inputs.InputError):
+                raise
+            self._explain_failure(err)
+
+    def _explain_failure(
+        self, err: Exception, extra: list[tuple[str, Any, Any, str]] | None = None
+    ) -> None:
+        """Turn what a wrong-typed input made Python raise into an InputError naming the
+        object and field; re-raise ``err`` when no input is wrong-typed (a bug).
+
+        Checking only after a failure keeps the check off the hot path: a cluster's slices
+        are far too many to walk on every construction."""
+        if isinstance(err, QuantityError):
+            raise err
+        found = inputs.first_problem((extra or []) + self._inputs)
+        if found is None:
+            raise err
+        raise found from None
 
     def prepare(self, claims: Sequence[Mapping[str, Any]]) -> list[PreparedClaim]:
         """Do the node-independent part of the work for ``claims`` once."""
-        return prepare_claims(claims, self.inventory)
+        try:
+            return prepare_claims(claims, self.inventory)
+        except inputs.PYTHON_ERRORS as err:
+            if isinstance(err, inputs.InputError):
+                raise
+            self._explain_failure(
+                err, [("ResourceClaim", list(claims), inputs.RESOURCE_CLAIM, "claims")]
+            )
+            raise
 
     def allocate(
         self,
@@ -116,11 +155,27 @@ class Allocator:
             allocations = search.run()
         except AllocationError as err:
             return Outcome(error=err.message, node_local=err.node_local)
-        except QuantityError as err:
-            return Outcome(error=str(err))
+        except inputs.PYTHON_ERRORS as err:
+            return Outcome(error=self._input_error(err, node, claims))
         if allocations is None:
             return Outcome()
         return Outcome(allocations=allocations)
+
+    def _input_error(self, err: Exception, node: Any, claims: Any) -> str:
+        """The clear message for bad input met during ``allocate`` (see _explain_failure)."""
+        if isinstance(err, (inputs.InputError, QuantityError)):
+            return str(err)
+        raw = [c.raw if isinstance(c, PreparedClaim) else c for c in claims or []]
+        extra: list[tuple[str, Any, Any, str]] = [
+            ("ResourceClaim", raw, inputs.RESOURCE_CLAIM, "claims"),
+        ]
+        if not isinstance(node, NodeInfo):
+            extra.insert(0, ("Node", [node], inputs.NODE, "node"))
+        try:
+            self._explain_failure(err, extra)
+        except inputs.InputError as found:
+            return str(found)
+        raise err
 
     def explain(
         self,

@@ -379,9 +379,6 @@ class Search:
             for position in range(first, len(devices)):
                 device = devices[position]
                 key = device.key
-                self.steps += 1
-                if not self.steps % _CHECK_EVERY:
-                    self._checkpoint()
                 if admin:
                     claims_using = allocating.get(key)
                     if claims_using and claim_index in claims_using:
