@@ -367,7 +367,12 @@ class Search:
         allocating = self.allocating
         pools = self.view.pools
         resume = not self.features.conservative
+        # Signatures of devices that failed at this position (pruning.py); taken up by the
+        # loops that start after a long search was analysed.
         failed: set[tuple[Any, ...]] | None = None
+        signatures = None
+        if pruning is not None and not admin:
+            signatures = pruning.signatures
         for pool_index in range(start_pool, len(pools)):
             pool = pools[pool_index]
             if pool.incomplete or pool.invalid:
@@ -398,17 +403,11 @@ class Search:
                         recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
                     continue
                 signature = None
-                pruning = self.pruning
-                if (
-                    pruning is not None
-                    and pruning.signatures is not None
-                    and not admin
-                    and not (consumable and device.allow_multiple)
-                ):
-                    signature = pruning.signatures.get(id(device))
+                if signatures is not None and not (consumable and device.allow_multiple):
+                    signature = signatures.get(id(device))
                     if failed is not None and signature in failed:
                         continue
-                exceeded = self.exceeded
+                    exceeded = self.exceeded
                 undo = self._allocate_device(claim, claim_index, data, device, must=False)
                 if undo is None:
                     continue
