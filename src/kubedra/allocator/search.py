@@ -136,6 +136,7 @@ class Search:
         self.prune = prune
         self.prune_after = prune_after
         self.steps = 0
+        self.countdown = _CHECK_EVERY
         self.exceeded = 0
         self.pruning: Pruning | None = None
 
@@ -311,8 +312,8 @@ class Search:
         request in pool order (combinations, never the same device twice), while the
         conservative one starts over at the first pool for every device (permutations).
         """
-        self.steps += 1
-        if not self.steps % _CHECK_EVERY:
+        self.countdown -= 1
+        if not self.countdown:
             self._checkpoint()
         if claim_index >= len(self.claims):
             return True
@@ -440,6 +441,8 @@ class Search:
 
     def _checkpoint(self) -> None:
         """Abort past the deadline; analyse a long search once for pruning."""
+        self.steps += _CHECK_EVERY
+        self.countdown = _CHECK_EVERY
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise AllocationError(ABORTED)
         if self.prune and self.steps >= self.prune_after:
