@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from unittest import mock
 
 from alloc_builders import (
     DRIVER,
@@ -172,6 +173,20 @@ def _outcome(case: dict[str, Any], prune: bool) -> tuple[Any, ...]:
 @given(_case())
 def test_pruned_and_plain_searches_agree(case: dict[str, Any]) -> None:
     assert _outcome(case, prune=True) == _outcome(case, prune=False)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(_case())
+def test_pruning_agrees_when_results_overflow(case: dict[str, Any]) -> None:
+    # With the per-claim limit of 32 results lowered to 3, small cases overflow often, which
+    # steers the search to other subrequests: pruning must not change that either.
+    with mock.patch("kubedra.allocator.search.ALLOCATION_RESULTS_MAX_SIZE", 3):
+        assert _outcome(case, prune=True) == _outcome(case, prune=False)
 
 
 def _pruned(slices: list[dict[str, Any]], claims: list[dict[str, Any]]) -> Outcome:
