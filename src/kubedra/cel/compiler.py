@@ -661,8 +661,14 @@ class Compiler:
         cost_fn = cost
 
         def costed(d: Any, s: list[Any]) -> Any:
-            values = [f(d, s) for f in fns]
-            result = checked(*values)
+            try:
+                values = [f(d, s) for f in fns]
+                result = checked(*values)
+            except CelCostLimitError:
+                raise
+            except CelEvaluationError:
+                s[0] += 1  # cel-go still charges a call whose argument or body failed
+                raise
             s[0] += cost_fn(values, result)
             return result
 
@@ -752,7 +758,18 @@ class Compiler:
         chosen: dict[tuple[type, ...], Overload | None] = {}
 
         def dispatch(d: Any, s: list[Any]) -> Any:
-            values = tuple([f(d, s) for f in fns])
+            if not track:
+                return dispatch_values(tuple([f(d, s) for f in fns]), s)
+            try:
+                values = tuple([f(d, s) for f in fns])
+                return dispatch_values(values, s)
+            except CelCostLimitError:
+                raise
+            except CelEvaluationError:
+                s[0] += 1  # cel-go still charges a call whose argument or overload failed
+                raise
+
+        def dispatch_values(values: tuple[Any, ...], s: list[Any]) -> Any:
             key = tuple([type(v) for v in values])
             try:
                 overload = chosen[key]
@@ -957,8 +974,14 @@ class Compiler:
             return Code(self._apply(impl, args), total)
 
         def eq(d: Any, s: list[Any]) -> Any:
-            a = l_fn(d, s)
-            b = r_fn(d, s)
+            try:
+                a = l_fn(d, s)
+                b = r_fn(d, s)
+            except CelCostLimitError:
+                raise
+            except CelEvaluationError:
+                s[0] += 1  # an error operand has size 1 in cel-go's cost
+                raise
             s[0] += equality_cost((a, b), None)
             return impl(a, b)
 
