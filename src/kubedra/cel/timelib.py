@@ -133,7 +133,7 @@ def _zone(name: str) -> dt.tzinfo:
         return dt.UTC
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a file
         raise CelEvaluationError(f"unknown time zone {name}") from None
 
 
