@@ -644,7 +644,11 @@ class Compiler:
     ) -> Code:
         cost = overload.cost
         checked = self._checked_impl(name, overload, impl, arg_types)
-        if all_const and overload.result.kind not in ("list", "map"):
+        if (
+            all_const
+            and overload.result.kind not in ("list", "map")
+            and not self._over_limit(overload, tuple(a.const for a in args))
+        ):
             consts = tuple(a.const for a in args)
             try:
                 value = checked(*consts)  # guarded: a dyn constant may have any type
@@ -659,6 +663,8 @@ class Compiler:
             return Code(fn, arg_cost)
         fns = [a.fn for a in args]
         cost_fn = cost
+        if overload.precharged:
+            return Code(self._precharged(checked, cost_fn, fns), arg_cost)
 
         def costed(d: Any, s: list[Any]) -> Any:
             try:
@@ -673,6 +679,41 @@ class Compiler:
             return result
 
         return Code(costed, arg_cost)
+
+    def _over_limit(self, overload: Overload, consts: tuple[Any, ...]) -> bool:
+        """Whether a precharged call on these constants costs more than the limit: it is then
+        left to fail at evaluation instead of being built at compile time."""
+        if not overload.precharged or isinstance(overload.cost, int):
+            return False
+        try:
+            return overload.cost(consts, None) > self.limit
+        except Exception:  # a wrongly typed constant: the call fails at evaluation
+            return False
+
+    def _precharged(
+        self, checked: Callable[..., Any], cost_fn: Callable[..., int], fns: list[Fn]
+    ) -> Fn:
+        """Charge the call's cost, known from its arguments, and check the limit before the
+        call builds its (possibly huge) result, as cel-go's limit stops it in time."""
+        limit = self.limit
+
+        def precharged(d: Any, s: list[Any]) -> Any:
+            try:
+                values = [f(d, s) for f in fns]
+            except CelCostLimitError:
+                raise
+            except CelEvaluationError:
+                s[0] += 1
+                raise
+            try:
+                s[0] += cost_fn(values, None)
+            except Exception:  # wrongly typed arguments: the guarded call reports it
+                s[0] += 1
+            if s[0] > limit:
+                raise CelCostLimitError(COST_LIMIT_MESSAGE)
+            return checked(*values)
+
+        return precharged
 
     @staticmethod
     def _checked_impl(
@@ -755,6 +796,7 @@ class Compiler:
         candidates = list(overloads)
         fns = [a.fn for a in args]
         track = self.track
+        limit = self.limit
         chosen: dict[tuple[type, ...], Overload | None] = {}
 
         def dispatch(d: Any, s: list[Any]) -> Any:
@@ -785,6 +827,11 @@ class Compiler:
                 chosen[key] = overload
             if overload is None:
                 raise no_such_overload(name, values)
+            if track and overload.precharged and not isinstance(overload.cost, int):
+                s[0] += overload.cost(values, None)
+                if s[0] > limit:
+                    raise CelCostLimitError(COST_LIMIT_MESSAGE)
+                return overload.impl(*values)
             result = overload.impl(*values)
             if track:
                 cost = overload.cost
