@@ -1006,8 +1006,13 @@ class Compiler:
             impl = (lambda a, b: not cel_equal(a, b)) if negate else cel_equal
         total = left.cost + right.cost
         if left.is_const and right.is_const:
-            value = impl(left.const, right.const)
-            return constant(value, total + equality_cost((left.const, right.const), value))
+            try:
+                value = impl(left.const, right.const)
+            except CelEvaluationError:
+                value = NOT_CONSTANT  # a library type refusing the other: fails when evaluated
+            if value is not NOT_CONSTANT:
+                cost = total + equality_cost((left.const, right.const), value)
+                return constant(value, cost)
         l_fn, r_fn = left.fn, right.fn
         if not self.track and (right.is_const or left.is_const):
             return Code(self._equal_constant(left, right, negate), total + 1)
@@ -1037,22 +1042,29 @@ class Compiler:
     @staticmethod
     def _equal_constant(left: Code, right: Code, negate: bool) -> Fn:
         """``x == literal``: a plain Python comparison when the runtime type matches."""
+        # cel-go asks the left operand's Equal, and library types refuse other types while
+        # built-in ones compare unequal: the operands keep their order.
+        const_left = not right.is_const
         if right.is_const:
             fn, c = left.fn, right.const
         else:
             fn, c = right.fn, left.const
+
+        def slow(v: Any) -> bool:
+            return cel_equal(c, v) if const_left else cel_equal(v, c)
+
         kind = type(c)
         if kind not in (str, int, bool, float, bytes, UInt):
             if negate:
-                return lambda d, s: not cel_equal(fn(d, s), c)
-            return lambda d, s: cel_equal(fn(d, s), c)
+                return lambda d, s: not slow(fn(d, s))
+            return lambda d, s: slow(fn(d, s))
         if negate:
 
             def not_equal(d: Any, s: list[Any]) -> Any:
                 v = fn(d, s)
                 if type(v) is kind:
                     return v != c
-                return not cel_equal(v, c)
+                return not slow(v)
 
             return not_equal
 
@@ -1060,7 +1072,7 @@ class Compiler:
             v = fn(d, s)
             if type(v) is kind:
                 return v == c
-            return cel_equal(v, c)
+            return slow(v)
 
         return equal
 

@@ -208,7 +208,7 @@ class CompiledSelector:
         except CelError:
             raise
         except Exception as e:
-            raise CelEvaluationError(f"internal error: {e!r}") from None
+            raise CelEvaluationError(f"internal error: {e}") from None
         if result is True or result is False:
             return result
         raise _not_bool(result)

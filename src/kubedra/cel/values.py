@@ -213,7 +213,7 @@ def cel_equal(a: Any, b: Any) -> bool:
     tb = type(b)
     if ta is tb:
         if ta is list:
-            return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+            return _list_equal(a, b)
         if ta is dict:
             return _map_equal(a, b)
         return bool(a == b)
@@ -226,7 +226,7 @@ def cel_equal(a: Any, b: Any) -> bool:
     if ta is bool or tb is bool:
         return False
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+        return _list_equal(a, b)
     if isinstance(a, dict) and isinstance(b, dict):
         return _map_equal(a, b)
     if value_type(a) != value_type(b):
@@ -238,12 +238,27 @@ def cel_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def _element_unequal(a: Any, b: Any) -> bool:
+    """cel-go's list and map Equal stop only at an element comparison that is False: one
+    that fails (a library type against another type) does not make the containers unequal."""
+    try:
+        return not cel_equal(a, b)
+    except CelEvaluationError:
+        return False
+
+
+def _list_equal(a: list[Any], b: list[Any]) -> bool:
+    if len(a) != len(b):
+        return False
+    return not any(_element_unequal(x, y) for x, y in zip(a, b, strict=True))
+
+
 def _map_equal(a: dict[Any, Any], b: dict[Any, Any]) -> bool:
     if len(a) != len(b):
         return False
     for key, value in a.items():
         other = map_get(b, key, _MISSING)
-        if other is _MISSING or not cel_equal(value, other):
+        if other is _MISSING or _element_unequal(value, other):
             return False
     return True
 
@@ -264,7 +279,10 @@ def map_get(m: dict[Any, Any], key: Any, default: Any) -> Any:
         if not key.is_integer():
             return default
         key = int(key)
-    value = m.get(key, _MISSING)
+    try:
+        value = m.get(key, _MISSING)
+    except TypeError:  # a list or map as key: no entry has it (cel-go's Find misses)
+        return default
     if value is _MISSING:
         return default
     if tk is not str and tk is not bool:
