@@ -279,9 +279,7 @@ STRING_EXT_NOT_KUBERNETES = {
             "scientific notation formatting clause in a string variable",
         )
     },
-    # Known defect, not a version difference: Python's dict merges the keys 1 and true, so
-    # cel-go v0.27's '{1:"value1", 2:"value2", true:"NaN"}' comes out '{1:"NaN", 2:"value2"}'.
-    "format/map support (all key types)": "bool and int map keys collide",
+    "format/map support (all key types)": _V2_FORMAT,
     "value_errors/indexof_out_of_range": "cel-go v0.27 returns -1 past the end",
     "value_errors/lastindexof_out_of_range": "cel-go v0.27 returns -1 past the end",
     "reverse/empty": "reverse() is strings version 3",
@@ -317,3 +315,33 @@ def test_extra_file_runs(shared_dir: Path, name: str) -> None:
         assert failed and all("undeclared reference to 'math'" in line for line in failed)
     else:
         assert not failed
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # cel-go v0.27 ext/formatting_test.go (strings version 2, en_US).
+        (
+            '"map with multiple key types: %s".format([{1: "value1", uint(2): "value2", '
+            'true: double("NaN")}])',
+            'map with multiple key types: {1:"value1", 2:"value2", true:"NaN"}',
+        ),
+        ('"%e".format([2.71828])', "2.718280\u202f\u00d7\u202f10\u2070\u2070"),
+        ('"%f".format(["Infinity"])', "∞"),
+    ],
+)
+def test_strings_v2_format_as_kubernetes(expression: str, expected: str) -> None:
+    env = Environment(standard_registry(), {}, dialect=PLAIN_CEL)
+    assert env.compile(expression).evaluate({})[0] == expected
+
+
+def test_bool_and_int_keys_stay_apart() -> None:
+    """CEL keeps true and 1 as different keys (Python's dict would merge them)."""
+    env = Environment(standard_registry(), {}, dialect=PLAIN_CEL)
+    for expression in (
+        'size({1: "a", true: "b"}) == 2',
+        '{1: "a", true: "b"}[true] == "b" && {1: "a", true: "b"}[1] == "a"',
+        "[true, false].transformMapEntry(i, v, {v: i}).size() == 2",
+        "{0: 1, false: 2}.transformMap(k, v, v).size() == 2",
+    ):
+        assert env.compile(expression).evaluate({})[0] is True, expression

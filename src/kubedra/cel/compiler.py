@@ -43,6 +43,8 @@ from kubedra.cel.values import (
     TypeValue,
     UInt,
     cel_equal,
+    map_get,
+    map_put,
     registered_class,
     value_type,
 )
@@ -50,6 +52,7 @@ from kubedra.cel.values import (
 Fn = Callable[[Any, list[Any]], Any]
 _ORDERING = {"_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">="}
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
+_ABSENT = object()
 
 
 class _Lazy:
@@ -1174,7 +1177,7 @@ class Compiler:
                     if not value.has_value:
                         continue
                     value = value.value
-                out[key] = value
+                out = map_put(out, key, value)
             return out
 
         if all(k.is_const and v.is_const for k, v, _ in entries) and not any(
@@ -1368,15 +1371,15 @@ class Compiler:
                 if kind == "filter":
                     out_list.append(s[s1])
                 elif kind == "transformMap":
-                    out_map[s[s1]] = t_fn(d, s)  # type: ignore[misc]
+                    out_map = map_put(out_map, s[s1], t_fn(d, s))  # type: ignore[misc]
                 elif kind == "transformMapEntry":
                     entry = t_fn(d, s)  # type: ignore[misc]
                     if not isinstance(entry, dict):
                         raise CelEvaluationError("no such overload")
                     for key, value in entry.items():
-                        if key in out_map:
+                        if map_get(out_map, key, _ABSENT) is not _ABSENT:
                             raise CelEvaluationError(f"insert failed: key {key} already exists")
-                        out_map[key] = value
+                        out_map = map_put(out_map, key, value)
                 else:
                     out_list.append(t_fn(d, s))  # type: ignore[misc]
             if track:

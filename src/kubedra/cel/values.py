@@ -266,6 +266,69 @@ def _map_equal(a: dict[Any, Any], b: dict[Any, Any]) -> bool:
 _MISSING = object()
 
 
+class _BoolKey:
+    """A bool map key stored apart from the equal ints 0 and 1."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return hash((_BoolKey, self.value))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _BoolKey) and other.value is self.value
+
+
+def _wrap(key: Any) -> Any:
+    return _BoolKey(key) if type(key) is bool else key
+
+
+def _unwrap(key: Any) -> Any:
+    return key.value if type(key) is _BoolKey else key
+
+
+class CelMap(dict):
+    """A CEL map with bool keys besides int keys: CEL keeps ``true`` and ``1`` apart, a
+    Python dict merges them. Only maps that hold a bool key are built as this class."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dict.__setitem__(self, _wrap(key), value)
+
+    def __getitem__(self, key: Any) -> Any:
+        return dict.__getitem__(self, _wrap(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return dict.get(self, _wrap(key), default)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, _wrap(key))
+
+    def __iter__(self) -> Any:
+        return (_unwrap(k) for k in dict.__iter__(self))
+
+    def keys(self) -> Any:
+        return [_unwrap(k) for k in dict.keys(self)]
+
+    def items(self) -> Any:
+        return [(_unwrap(k), v) for k, v in dict.items(self)]
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+def map_put(m: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
+    """Insert into a map being built; returns the map (a CelMap once a bool key comes)."""
+    if type(key) is bool and type(m) is dict:
+        converted = CelMap()
+        for k, v in m.items():
+            converted[k] = v
+        m = converted
+    m[key] = value
+    return m
+
+
 def map_get(m: dict[Any, Any], key: Any, default: Any) -> Any:
     """Map lookup with CEL key semantics: bool keys never match numbers and vice versa,
     numeric keys match across int, uint and double when the values are equal."""
