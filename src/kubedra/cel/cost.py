@@ -82,11 +82,10 @@ class _Local:
 
 
 def _add(*costs: Size) -> Size:
-    lo = hi = 0
-    for c in costs:
-        lo = add_sat(lo, c[0])
-        hi = add_sat(hi, c[1])
-    return lo, hi
+    """Saturating sum (for non-negative terms, saturating once at the end is the same)."""
+    lo = sum([c[0] for c in costs])
+    hi = sum([c[1] for c in costs])
+    return (lo if lo < UNBOUNDED else UNBOUNDED), (hi if hi < UNBOUNDED else UNBOUNDED)
 
 
 def _is_scalar(t: CelType | None) -> bool:
@@ -117,18 +116,20 @@ class _Estimator:
     def finish(self, node: ast.Node, est: Node, local: _Local | None = None) -> Node:
         """Fill in the size as cel-go's computeSize: computed, then by path, then by type,
         then the local variable's."""
-        est.type = self.type_of(node)
-        if est.size is None and est.path is not None and self.hints is not None:
-            hinted = self.hints(est.path)
-            if hinted is not None:
-                est.size = (0, hinted)
-        if est.size is None and _is_scalar(est.type):
-            est.size = (1, 1)
-        if est.size is None and local is not None:
-            est.size = local.size
-        t = est.type
-        if est.path is not None and self.hints is not None and t is not None and t.kind == "list":
-            hinted = self.hints((*est.path, "@items"))
+        t = est.type = self.checked.types.get(id(node))
+        hints = self.hints
+        path = est.path
+        if est.size is None:
+            if path is not None and hints is not None:
+                hinted = hints(path)
+                if hinted is not None:
+                    est.size = (0, hinted)
+            if est.size is None and _is_scalar(t):
+                est.size = (1, 1)
+            if est.size is None and local is not None:
+                est.size = local.size
+        if path is not None and hints is not None and t is not None and t.kind == "list":
+            hinted = hints((*path, "@items"))
             if hinted is not None:
                 est.items_size = (0, hinted)
         return est

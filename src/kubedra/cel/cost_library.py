@@ -322,12 +322,94 @@ def call_estimate(
     name: str, oid: str, target: Node | None, args: list[Node]
 ) -> CallEstimate | None:
     """The estimate of one overload of a call, or None for the default cost of 1."""
-    found = _ext_overload(oid, target, args)
-    if found is not None:
-        return found
+    if oid.startswith("list_") or oid == "lists_range":
+        found = _ext_overload(oid, target, args)
+        if found is not None:
+            return found
     if name == "includes" and oid == "dra_includes_dyn_dyn" and target is not None:
         return CallEstimate((0, MAX_ATTRIBUTE_VALUES))
-    found = _kubernetes(name, oid, target, args)
-    if found is not None:
-        return found
-    return _standard(oid, target, args)
+    if name in _KUBERNETES_FUNCTIONS:
+        found = _kubernetes(name, oid, target, args)
+        if found is not None:
+            return found
+    if oid in _STANDARD_OVERLOADS:
+        return _standard(oid, target, args)
+    return None
+
+
+# The names and overload ids the rules above know (a quick test on the hot compile path).
+_KUBERNETES_FUNCTIONS = frozenset(
+    [
+        "isSorted",
+        "sum",
+        "max",
+        "min",
+        "indexOf",
+        "lastIndexOf",
+        "includes",
+        "url",
+        "lowerAscii",
+        "upperAscii",
+        "substring",
+        "trim",
+        "replace",
+        "split",
+        "join",
+        "find",
+        "findAll",
+        "cidr",
+        "isIP",
+        "isCIDR",
+        "ip",
+        "ip.isCanonical",
+        "masked",
+        "prefixLength",
+        "family",
+        "isUnspecified",
+        "isLoopback",
+        "isLinkLocalMulticast",
+        "isLinkLocalUnicast",
+        "isGlobalUnicast",
+        "containsIP",
+        "containsCIDR",
+        "quantity",
+        "isQuantity",
+        "semver",
+        "isSemver",
+        "validate",
+        "format.named",
+        "sign",
+        "asInteger",
+        "isInteger",
+        "asApproximateFloat",
+        "isGreaterThan",
+        "isLessThan",
+        "compareTo",
+        "add",
+        "sub",
+        "major",
+        "minor",
+        "patch",
+        "getScheme",
+        "getHostname",
+        "getHost",
+        "getPort",
+        "getEscapedPath",
+        "getQuery",
+        "_==_",
+    ]
+)
+_STANDARD_OVERLOADS = _SIZED_COMPARISONS | {
+    "string_format",
+    "string_to_bytes",
+    "bytes_to_string",
+    "strings_quote",
+    "starts_with_string",
+    "ends_with_string",
+    "in_list",
+    "matches_string",
+    "contains_string",
+    "add_string",
+    "add_bytes",
+    "add_list",
+}

@@ -8,8 +8,9 @@ values, capacity with quantities). Runtime errors get upstream's hint for missin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from kubedra.cel.device import CelDevice
@@ -73,7 +74,7 @@ class _Decl:
     """A declared type with Kubernetes' MaxElements (apiserver's DeclType), for sizes."""
 
     max_elements: int = 0
-    fields: tuple[tuple[str, _Decl], ...] = ()
+    fields: Mapping[str, _Decl] = field(default_factory=lambda: MappingProxyType({}))
     key: _Decl | None = None
     elem: _Decl | None = None
 
@@ -84,21 +85,17 @@ _INNER_ATTRIBUTES = _Decl(MAX_ATTRIBUTES_AND_CAPACITIES, key=_Decl(ID_MAX_LENGTH
 _INNER_CAPACITY = _Decl(MAX_ATTRIBUTES_AND_CAPACITIES, key=_Decl(ID_MAX_LENGTH), elem=_QUANTITY)
 _DEVICE = _Decl(
     0,
-    fields=(
-        ("driver", _Decl(DRIVER_NAME_MAX_LENGTH)),
-        ("allowMultipleAllocations", _Decl(1)),
-        (
-            "attributes",
-            _Decl(
+    fields=MappingProxyType(
+        {
+            "driver": _Decl(DRIVER_NAME_MAX_LENGTH),
+            "allowMultipleAllocations": _Decl(1),
+            "attributes": _Decl(
                 MAX_ATTRIBUTES_AND_CAPACITIES, key=_Decl(DOMAIN_MAX_LENGTH), elem=_INNER_ATTRIBUTES
             ),
-        ),
-        (
-            "capacity",
-            _Decl(
+            "capacity": _Decl(
                 MAX_ATTRIBUTES_AND_CAPACITIES, key=_Decl(DOMAIN_MAX_LENGTH), elem=_INNER_CAPACITY
             ),
-        ),
+        }
     ),
 )
 
@@ -120,7 +117,7 @@ def _size_hint(path: tuple[str, ...]) -> int | None:
                 return None
             node = node.key
         else:
-            found = dict(node.fields).get(name)
+            found = node.fields.get(name)
             if found is None:
                 if node.elem is _ATTRIBUTE:
                     node = _ATTRIBUTE
