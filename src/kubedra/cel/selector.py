@@ -8,6 +8,7 @@ values, capacity with quantities). Runtime errors get upstream's hint for missin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
