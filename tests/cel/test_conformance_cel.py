@@ -59,7 +59,7 @@ def test_runtime_error_pairs_report_upstreams_cost(shared_dir: Path) -> None:
             recorded += 1
             same += got["cost"] == want["cost"]
     assert recorded > 200
-    assert same >= 196  # 196 of 229 today; the rest differ where errors stop a loop
+    assert same >= 216  # 216 of 229 today
 
 
 def test_conformance_run_reports_cel_costs(shared_dir: Path) -> None:

@@ -672,11 +672,19 @@ class Compiler:
         def costed(d: Any, s: list[Any]) -> Any:
             try:
                 values = [f(d, s) for f in fns]
-                result = checked(*values)
             except CelCostLimitError:
                 raise
             except CelEvaluationError:
-                s[0] += 1  # cel-go still charges a call whose argument or body failed
+                s[0] += 1  # cel-go still charges a call whose argument failed
+                raise
+            try:
+                result = checked(*values)
+            except CelEvaluationError:
+                # cel-go's tracker prices the call with the error as result (size 1).
+                try:
+                    s[0] += cost_fn(values, None)
+                except Exception:
+                    s[0] += 1
                 raise
             s[0] += cost_fn(values, result)
             return result
@@ -1310,21 +1318,35 @@ class Compiler:
 
         def exists_one(d: Any, s: list[Any]) -> Any:
             count = 0
+            error: CelEvaluationError | None = None
             for item in items_of(range_fn(d, s)):
                 if two:
                     s[s1], s[s2] = item
                 else:
                     s[s1] = item
-                value = p_fn(d, s)
-                if value is True:
+                try:
+                    value = p_fn(d, s)
+                    if value is not True and value is not False:
+                        raise CelEvaluationError("no such overload")
+                except CelCostLimitError:
+                    raise
+                except CelEvaluationError as e:
+                    if not track:
+                        raise
+                    # cel-go keeps the error in its accumulator and goes on looping.
+                    error = error or e
+                    s[0] += p_cost
+                    check(s)
+                    continue
+                if value:
                     count += 1
-                elif value is not False:
-                    raise CelEvaluationError("no such overload")
                 if track:
                     s[0] += p_cost + (2 if value else 0)
                     check(s)
             if track:
                 s[0] += 2
+            if error is not None:
+                raise error
             return count == 1
 
         return exists_one
@@ -1348,42 +1370,68 @@ class Compiler:
             step_cost -= 10
         to_map = kind in ("transformMap", "transformMapEntry")
 
+        def step(d: Any, s: list[Any], out_list: list[Any], out_map: dict[Any, Any]) -> Any:
+            """One element; returns the (possibly replaced) map being built."""
+            if f_fn is not None:
+                try:
+                    keep = f_fn(d, s)
+                    if keep is not True and keep is not False:
+                        raise CelEvaluationError("no such overload")
+                except CelCostLimitError:
+                    raise
+                except CelEvaluationError:
+                    if track:
+                        s[0] += f_cost
+                    raise
+                if keep is False:
+                    if track:
+                        s[0] += f_cost
+                        check(s)
+                    return out_map
+            if track:
+                s[0] += f_cost + step_cost
+                check(s)
+            if kind == "filter":
+                out_list.append(s[s1])
+            elif kind == "transformMap":
+                out_map = map_put(out_map, s[s1], t_fn(d, s))  # type: ignore[misc]
+            elif kind == "transformMapEntry":
+                entry = t_fn(d, s)  # type: ignore[misc]
+                if not isinstance(entry, dict):
+                    raise CelEvaluationError("no such overload")
+                for key, value in entry.items():
+                    if map_get(out_map, key, _ABSENT) is not _ABSENT:
+                        raise CelEvaluationError(f"insert failed: key {key} already exists")
+                    out_map = map_put(out_map, key, value)
+            else:
+                out_list.append(t_fn(d, s))  # type: ignore[misc]
+            return out_map
+
         def collect(d: Any, s: list[Any]) -> Any:
             out_list: list[Any] = []
             out_map: dict[Any, Any] = {}
+            error: CelEvaluationError | None = None
             for item in items_of(range_fn(d, s)):
                 if two:
                     s[s1], s[s2] = item
                 else:
                     s[s1] = item
-                if f_fn is not None:
-                    keep = f_fn(d, s)
-                    if keep is not True:
-                        if keep is not False:
-                            raise CelEvaluationError("no such overload")
-                        if track:
-                            s[0] += f_cost
-                            check(s)
-                        continue
-                if track:
-                    s[0] += f_cost + step_cost
-                    check(s)
-                if kind == "filter":
-                    out_list.append(s[s1])
-                elif kind == "transformMap":
-                    out_map = map_put(out_map, s[s1], t_fn(d, s))  # type: ignore[misc]
-                elif kind == "transformMapEntry":
-                    entry = t_fn(d, s)  # type: ignore[misc]
-                    if not isinstance(entry, dict):
-                        raise CelEvaluationError("no such overload")
-                    for key, value in entry.items():
-                        if map_get(out_map, key, _ABSENT) is not _ABSENT:
-                            raise CelEvaluationError(f"insert failed: key {key} already exists")
-                        out_map = map_put(out_map, key, value)
-                else:
-                    out_list.append(t_fn(d, s))  # type: ignore[misc]
+                if not track:
+                    out_map = step(d, s, out_list, out_map)
+                    continue
+                try:
+                    out_map = step(d, s, out_list, out_map)
+                except CelCostLimitError:
+                    raise
+                except CelEvaluationError as e:
+                    # cel-go's accumulator holds the error and the loop goes on (its
+                    # condition is true), every element still charged.
+                    if error is None:
+                        error = e
             if track:
                 s[0] += 1
+            if error is not None:
+                raise error
             return out_map if to_map else out_list
 
         return collect
