@@ -89,3 +89,23 @@ def test_runtime_errors_are_cel_errors(expression: str, message: str | None) -> 
         selector.evaluate(DEVICE)
     assert message in str(info.value)
     assert "internal error" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ('duration("1' + "0" * 5000 + 's") > duration("0s")', "invalid duration argument"),
+        ('duration("0.' + "0" * 5000 + '1s") == duration("0s")', True),
+        ('dyn([1]) in {"a": 1}', False),
+    ],
+)
+def test_edge_inputs_give_cel_answers(expression: str, expected: object) -> None:
+    """Long duration digits (Go's ParseDuration overflows on the integer part, ignores
+    fraction digits past int64) and a list looked up in a map (cel-go's Find misses)."""
+    if isinstance(expected, str):
+        with pytest.raises(CelCompileError, match=expected):
+            compile_selector(expression)
+        return
+    selector = compile_selector(expression)
+    assert selector.matches(DEVICE) is expected
+    assert selector.evaluate(DEVICE)[0] is expected
