@@ -21,9 +21,11 @@ from kubedra.cel.checker import Checked
 from kubedra.cel.cost_library import (
     UNBOUNDED,
     CallEstimate,
+    Entry,
     Size,
     add_sat,
     call_estimate,
+    entry_union,
     mul_sat,
     union,
 )
@@ -39,21 +41,6 @@ _SCALARS = (
     "google.protobuf.Duration",
     "google.protobuf.Timestamp",
 )
-
-
-@dataclass(slots=True)
-class Entry:
-    """Sizes of a container's keys (or indices) and values, as cel-go's entrySizeEstimate."""
-
-    container: str  # "list" or "map"
-    key: Size
-    value: Size
-
-
-def _entry_union(a: Entry | None, b: Entry | None) -> Entry | None:
-    if a is None or b is None:
-        return None
-    return Entry(a.container, union(a.key, b.key), union(a.value, b.value))
 
 
 @dataclass(slots=True)
@@ -246,7 +233,7 @@ class _Estimator:
             )
             size = union(then.size_or_unknown(), other.size_or_unknown())
             return self.finish(
-                node, Node(cost, size=size, entry=_entry_union(then.entry, other.entry))
+                node, Node(cost, size=size, entry=entry_union(then.entry, other.entry))
             )
         overloads = self.checked.overloads.get(id(node), [])
         if not overloads:

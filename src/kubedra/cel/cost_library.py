@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kubedra.cel.cost import Entry, Node
+    from kubedra.cel.cost import Node
 
 UNBOUNDED = (1 << 64) - 1
 Size = tuple[int, int]
@@ -29,6 +29,21 @@ MAX_ATTRIBUTE_VALUES = 48  # resource.k8s.io ResourceSliceMaxAttributeValuesPerD
 MAX_FORMAT_SIZE = 64
 MAX_NAME_FORMAT_REGEX_SIZE = 128
 _TWO_TO_64 = float(1 << 64)
+
+
+@dataclass(slots=True)
+class Entry:
+    """Sizes of a container's keys (or indices) and values, as cel-go's entrySizeEstimate."""
+
+    container: str  # "list" or "map"
+    key: Size
+    value: Size
+
+
+def entry_union(a: Entry | None, b: Entry | None) -> Entry | None:
+    if a is None or b is None:
+        return None
+    return Entry(a.container, union(a.key, b.key), union(a.value, b.value))
 
 
 @dataclass(slots=True)
@@ -298,10 +313,8 @@ def _standard(oid: str, target: Node | None, args: list[Node]) -> CallEstimate |
             mul(by_factor(_sz(target), STRING_TRAVERSAL), by_factor(_sz(args[0]), STRING_TRAVERSAL))
         )
     if oid in ("add_string", "add_bytes", "add_list") and len(args) == 2:
-        from kubedra.cel.cost import _entry_union
-
         size = add(_sz(args[0]), _sz(args[1]))
-        entry = _entry_union(args[0].entry, args[1].entry)
+        entry = entry_union(args[0].entry, args[1].entry)
         if oid == "add_list":
             return CallEstimate((1, 1), size, entry)
         return CallEstimate(by_factor(size, STRING_TRAVERSAL), size, entry)
