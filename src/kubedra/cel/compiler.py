@@ -52,6 +52,69 @@ from kubedra.cel.values import (
 Fn = Callable[[Any, list[Any]], Any]
 _ORDERING = {"_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">="}
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
+# Functions whose runtime cost Kubernetes' CostEstimator.CallCost gives by name
+# (k8s.io/apiserver/pkg/cel/library/cost.go).
+KUBERNETES_CALL_COST = frozenset(
+    [
+        "isSorted",
+        "sum",
+        "max",
+        "min",
+        "indexOf",
+        "lastIndexOf",
+        "includes",
+        "url",
+        "lowerAscii",
+        "upperAscii",
+        "substring",
+        "trim",
+        "replace",
+        "split",
+        "join",
+        "find",
+        "findAll",
+        "cidr",
+        "isIP",
+        "isCIDR",
+        "ip",
+        "ip.isCanonical",
+        "masked",
+        "prefixLength",
+        "family",
+        "isUnspecified",
+        "isLoopback",
+        "isLinkLocalMulticast",
+        "isLinkLocalUnicast",
+        "isGlobalUnicast",
+        "containsIP",
+        "containsCIDR",
+        "quantity",
+        "isQuantity",
+        "semver",
+        "isSemver",
+        "validate",
+        "format.named",
+        "sign",
+        "asInteger",
+        "isInteger",
+        "asApproximateFloat",
+        "isGreaterThan",
+        "isLessThan",
+        "compareTo",
+        "add",
+        "sub",
+        "major",
+        "minor",
+        "patch",
+        "getScheme",
+        "getHostname",
+        "getHost",
+        "getPort",
+        "getEscapedPath",
+        "getQuery",
+        "_==_",
+    ]
+)
 _ABSENT = object()
 
 
@@ -213,6 +276,28 @@ def _relative(operand: ast.Node) -> int:
     if isinstance(operand, ast.Call) and operand.function in ("_[_]", "_[?_]"):
         return 0
     return 1
+
+
+def _literal(node: ast.Node, checked: Checked) -> bool:
+    """A literal, a type conversion of literals (cel-go folds those) or a list or map
+    literal of such: what cel-go's planner makes a constant, at no cost."""
+    if isinstance(node, ast.Const):
+        return True
+    if isinstance(node, ast.CreateList):
+        return not any(node.optional) and all(_literal(e, checked) for e in node.elements)
+    if isinstance(node, ast.CreateMap):
+        return all(
+            not e.optional and _literal(e.key, checked) and _literal(e.value, checked)
+            for e in node.entries
+        )
+    if isinstance(node, ast.Call) and node.target is None:
+        overloads = checked.overloads.get(id(node), [])
+        return (
+            bool(overloads)
+            and all(o.fold for o in overloads)
+            and all(_literal(a, checked) for a in node.args)
+        )
+    return False
 
 
 def _is_map_like(t: CelType) -> bool:
@@ -808,6 +893,9 @@ class Compiler:
         fns = [a.fn for a in args]
         track = self.track
         limit = self.limit
+        # A call dispatched at run time has no overload id in cel-go: its overload cost
+        # trackers do not apply (cost 1); Kubernetes' CallCost, keyed by name, still does.
+        by_name = name in KUBERNETES_CALL_COST
         chosen: dict[tuple[type, ...], Overload | None] = {}
 
         def dispatch(d: Any, s: list[Any]) -> Any:
@@ -839,14 +927,21 @@ class Compiler:
             if overload is None:
                 raise no_such_overload(name, values)
             if track and overload.precharged and not isinstance(overload.cost, int):
-                s[0] += overload.cost(values, None)
-                if s[0] > limit:
+                # Upstream charges 1 here (no overload id), but the size-based price still
+                # guards the time: a call that would cost past the limit is not started.
+                if s[0] + overload.cost(values, None) > limit:
                     raise CelCostLimitError(COST_LIMIT_MESSAGE)
+                s[0] += 1
                 return overload.impl(*values)
             result = overload.impl(*values)
             if track:
                 cost = overload.cost
-                s[0] += cost if isinstance(cost, int) else cost(values, result)
+                if isinstance(cost, int):
+                    s[0] += cost
+                elif by_name:
+                    s[0] += cost(values, result)
+                else:
+                    s[0] += 1
             return result
 
         return Code(dispatch, arg_cost)
@@ -1116,11 +1211,14 @@ class Compiler:
         e_fn, c_fn = element.fn, container.fn
         if not self.track:
             return Code(lambda d, s: impl(e_fn(d, s), c_fn(d, s)), total)
+        # cel-go prices in_list by the list's size; on a dyn container the overload is
+        # chosen at run time, without an overload id, and costs 1.
+        sized = ct.kind == "list"
 
         def contains(d: Any, s: list[Any]) -> Any:
             value = e_fn(d, s)
             coll = c_fn(d, s)
-            s[0] += len(coll) if isinstance(coll, list) else 1
+            s[0] += len(coll) if sized and isinstance(coll, list) else 1
             return impl(value, coll)
 
         return Code(contains, total)
@@ -1137,7 +1235,10 @@ class Compiler:
         elements = [self.compile(e) for e in node.elements]
         flags = list(node.optional)
         if all(e.is_const for e in elements) and not any(flags):
-            return constant([e.const for e in elements], sum(e.cost for e in elements))
+            # cel-go turns only a literal of literals into a constant; a list of folded calls
+            # is still built, for 10.
+            built = 0 if _literal(node, self.checked) else 10
+            return constant([e.const for e in elements], built + sum(e.cost for e in elements))
         cost = 10 + sum(e.cost for e in elements)
         fns = [e.fn for e in elements]
         if not any(flags):
@@ -1192,7 +1293,8 @@ class Compiler:
             opt for _, _, opt in entries
         ):
             try:
-                return constant(build(None, [0]), cost)
+                built = 0 if _literal(node, self.checked) else 30
+                return constant(build(None, [0]), cost + built)
             except CelEvaluationError:
                 pass
         return Code(build, cost + 30)
