@@ -41,3 +41,52 @@ def test_cel_case_file(shared_dir: Path, name: str) -> None:
     passed = len(results) - len(failures)
     print(f"{name}: {passed}/{len(results)} pairs pass")
     assert not failures, f"{len(failures)} of {len(results)} pairs fail:\n" + "\n".join(failures)
+
+
+def test_runtime_error_pairs_report_upstreams_cost(shared_dir: Path) -> None:
+    """cel-go reports the cost spent until an error; most recorded error costs are met."""
+    from kubedra.conformance.cel_mode import evaluate_pair
+
+    same = recorded = 0
+    for path in sorted((shared_dir / "conformance" / "cel").glob("*.json")):
+        for pair in json.loads(path.read_text())["cases"]:
+            want = pair["expected"]
+            if want.get("runtimeError") is None or want.get("cost") is None:
+                continue
+            got = evaluate_pair(pair["input"])
+            assert got["runtimeError"] is not None
+            assert isinstance(got["cost"], int)
+            recorded += 1
+            same += got["cost"] == want["cost"]
+    assert recorded > 200
+    assert same >= 216  # 216 of 229 today
+
+
+def test_conformance_run_reports_cel_costs(shared_dir: Path) -> None:
+    from typer.testing import CliRunner
+
+    from kubedra.conformance.cli import conformance_app
+
+    case = shared_dir / "conformance" / "cel" / "errors-limits.json"
+    result = CliRunner().invoke(conformance_app, ["run", str(case)])
+    lines = result.output.strip().splitlines()
+    assert lines[-1].endswith("passed, 0 failed")
+    assert lines[-2].startswith("cel cost: ") and "upstream's recorded cost" in lines[-2]
+
+
+def test_costs_equal_upstreams_recorded_costs(shared_dir: Path) -> None:
+    """Costs are informational but pinned: dyn-dispatched calls cost 1 (no overload id in
+    cel-go), lists of folded calls are still built (10), conversions of literals are
+    planner constants (0)."""
+    from kubedra.conformance.cel_mode import evaluate_pair
+
+    same = recorded = 0
+    for path in sorted((shared_dir / "conformance" / "cel").glob("*.json")):
+        for pair in json.loads(path.read_text())["cases"]:
+            want = pair["expected"].get("cost")
+            if want is None:
+                continue
+            recorded += 1
+            same += evaluate_pair(pair["input"])["cost"] == want
+    assert recorded == 1352
+    assert same >= 1325  # the rest: optional chains and type() comparisons

@@ -208,7 +208,7 @@ def test_fast_regex_agrees_with_re2(pattern: str, text: str) -> None:
     assert regex.matches(text) == (regex._re2.search(text) is not None)
 
 
-@pytest.mark.parametrize("pattern", ["(a+)+b", "\\pL", "[[:alpha:]]", "(?i)a", "a.*b.*c.*d"])
+@pytest.mark.parametrize("pattern", ["(a+)+b", "\\pL", "[[:alpha:]]", "(?i)a"])
 def test_risky_patterns_stay_on_re2(pattern: str) -> None:
     assert _translate(pattern) is None
 

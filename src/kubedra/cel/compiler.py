@@ -43,6 +43,8 @@ from kubedra.cel.values import (
     TypeValue,
     UInt,
     cel_equal,
+    map_get,
+    map_put,
     registered_class,
     value_type,
 )
@@ -50,6 +52,70 @@ from kubedra.cel.values import (
 Fn = Callable[[Any, list[Any]], Any]
 _ORDERING = {"_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">="}
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
+# Functions whose runtime cost Kubernetes' CostEstimator.CallCost gives by name
+# (k8s.io/apiserver/pkg/cel/library/cost.go).
+KUBERNETES_CALL_COST = frozenset(
+    [
+        "isSorted",
+        "sum",
+        "max",
+        "min",
+        "indexOf",
+        "lastIndexOf",
+        "includes",
+        "url",
+        "lowerAscii",
+        "upperAscii",
+        "substring",
+        "trim",
+        "replace",
+        "split",
+        "join",
+        "find",
+        "findAll",
+        "cidr",
+        "isIP",
+        "isCIDR",
+        "ip",
+        "ip.isCanonical",
+        "masked",
+        "prefixLength",
+        "family",
+        "isUnspecified",
+        "isLoopback",
+        "isLinkLocalMulticast",
+        "isLinkLocalUnicast",
+        "isGlobalUnicast",
+        "containsIP",
+        "containsCIDR",
+        "quantity",
+        "isQuantity",
+        "semver",
+        "isSemver",
+        "validate",
+        "format.named",
+        "sign",
+        "asInteger",
+        "isInteger",
+        "asApproximateFloat",
+        "isGreaterThan",
+        "isLessThan",
+        "compareTo",
+        "add",
+        "sub",
+        "major",
+        "minor",
+        "patch",
+        "getScheme",
+        "getHostname",
+        "getHost",
+        "getPort",
+        "getEscapedPath",
+        "getQuery",
+        "_==_",
+    ]
+)
+_ABSENT = object()
 
 
 class _Lazy:
@@ -210,6 +276,28 @@ def _relative(operand: ast.Node) -> int:
     if isinstance(operand, ast.Call) and operand.function in ("_[_]", "_[?_]"):
         return 0
     return 1
+
+
+def _literal(node: ast.Node, checked: Checked) -> bool:
+    """A literal, a type conversion of literals (cel-go folds those) or a list or map
+    literal of such: what cel-go's planner makes a constant, at no cost."""
+    if isinstance(node, ast.Const):
+        return True
+    if isinstance(node, ast.CreateList):
+        return not any(node.optional) and all(_literal(e, checked) for e in node.elements)
+    if isinstance(node, ast.CreateMap):
+        return all(
+            not e.optional and _literal(e.key, checked) and _literal(e.value, checked)
+            for e in node.entries
+        )
+    if isinstance(node, ast.Call) and node.target is None:
+        overloads = checked.overloads.get(id(node), [])
+        return (
+            bool(overloads)
+            and all(o.fold for o in overloads)
+            and all(_literal(a, checked) for a in node.args)
+        )
+    return False
 
 
 def _is_map_like(t: CelType) -> bool:
@@ -644,7 +732,11 @@ class Compiler:
     ) -> Code:
         cost = overload.cost
         checked = self._checked_impl(name, overload, impl, arg_types)
-        if all_const and overload.result.kind not in ("list", "map"):
+        if (
+            all_const
+            and overload.result.kind not in ("list", "map")
+            and not self._over_limit(overload, tuple(a.const for a in args))
+        ):
             consts = tuple(a.const for a in args)
             try:
                 value = checked(*consts)  # guarded: a dyn constant may have any type
@@ -659,14 +751,65 @@ class Compiler:
             return Code(fn, arg_cost)
         fns = [a.fn for a in args]
         cost_fn = cost
+        if overload.precharged:
+            return Code(self._precharged(checked, cost_fn, fns), arg_cost)
 
         def costed(d: Any, s: list[Any]) -> Any:
-            values = [f(d, s) for f in fns]
-            result = checked(*values)
+            try:
+                values = [f(d, s) for f in fns]
+            except CelCostLimitError:
+                raise
+            except CelEvaluationError:
+                s[0] += 1  # cel-go still charges a call whose argument failed
+                raise
+            try:
+                result = checked(*values)
+            except CelEvaluationError:
+                # cel-go's tracker prices the call with the error as result (size 1).
+                try:
+                    s[0] += cost_fn(values, None)
+                except Exception:
+                    s[0] += 1
+                raise
             s[0] += cost_fn(values, result)
             return result
 
         return Code(costed, arg_cost)
+
+    def _over_limit(self, overload: Overload, consts: tuple[Any, ...]) -> bool:
+        """Whether a precharged call on these constants costs more than the limit: it is then
+        left to fail at evaluation instead of being built at compile time."""
+        if not overload.precharged or isinstance(overload.cost, int):
+            return False
+        try:
+            return overload.cost(consts, None) > self.limit
+        except Exception:  # a wrongly typed constant: the call fails at evaluation
+            return False
+
+    def _precharged(
+        self, checked: Callable[..., Any], cost_fn: Callable[..., int], fns: list[Fn]
+    ) -> Fn:
+        """Charge the call's cost, known from its arguments, and check the limit before the
+        call builds its (possibly huge) result, as cel-go's limit stops it in time."""
+        limit = self.limit
+
+        def precharged(d: Any, s: list[Any]) -> Any:
+            try:
+                values = [f(d, s) for f in fns]
+            except CelCostLimitError:
+                raise
+            except CelEvaluationError:
+                s[0] += 1
+                raise
+            try:
+                s[0] += cost_fn(values, None)
+            except Exception:  # wrongly typed arguments: the guarded call reports it
+                s[0] += 1
+            if s[0] > limit:
+                raise CelCostLimitError(COST_LIMIT_MESSAGE)
+            return checked(*values)
+
+        return precharged
 
     @staticmethod
     def _checked_impl(
@@ -749,10 +892,25 @@ class Compiler:
         candidates = list(overloads)
         fns = [a.fn for a in args]
         track = self.track
+        limit = self.limit
+        # A call dispatched at run time has no overload id in cel-go: its overload cost
+        # trackers do not apply (cost 1); Kubernetes' CallCost, keyed by name, still does.
+        by_name = name in KUBERNETES_CALL_COST
         chosen: dict[tuple[type, ...], Overload | None] = {}
 
         def dispatch(d: Any, s: list[Any]) -> Any:
-            values = tuple([f(d, s) for f in fns])
+            if not track:
+                return dispatch_values(tuple([f(d, s) for f in fns]), s)
+            try:
+                values = tuple([f(d, s) for f in fns])
+                return dispatch_values(values, s)
+            except CelCostLimitError:
+                raise
+            except CelEvaluationError:
+                s[0] += 1  # cel-go still charges a call whose argument or overload failed
+                raise
+
+        def dispatch_values(values: tuple[Any, ...], s: list[Any]) -> Any:
             key = tuple([type(v) for v in values])
             try:
                 overload = chosen[key]
@@ -768,10 +926,22 @@ class Compiler:
                 chosen[key] = overload
             if overload is None:
                 raise no_such_overload(name, values)
+            if track and overload.precharged and not isinstance(overload.cost, int):
+                # Upstream charges 1 here (no overload id), but the size-based price still
+                # guards the time: a call that would cost past the limit is not started.
+                if s[0] + overload.cost(values, None) > limit:
+                    raise CelCostLimitError(COST_LIMIT_MESSAGE)
+                s[0] += 1
+                return overload.impl(*values)
             result = overload.impl(*values)
             if track:
                 cost = overload.cost
-                s[0] += cost if isinstance(cost, int) else cost(values, result)
+                if isinstance(cost, int):
+                    s[0] += cost
+                elif by_name:
+                    s[0] += cost(values, result)
+                else:
+                    s[0] += 1
             return result
 
         return Code(dispatch, arg_cost)
@@ -942,8 +1112,13 @@ class Compiler:
             impl = (lambda a, b: not cel_equal(a, b)) if negate else cel_equal
         total = left.cost + right.cost
         if left.is_const and right.is_const:
-            value = impl(left.const, right.const)
-            return constant(value, total + equality_cost((left.const, right.const), value))
+            try:
+                value = impl(left.const, right.const)
+            except CelEvaluationError:
+                value = NOT_CONSTANT  # a library type refusing the other: fails when evaluated
+            if value is not NOT_CONSTANT:
+                cost = total + equality_cost((left.const, right.const), value)
+                return constant(value, cost)
         l_fn, r_fn = left.fn, right.fn
         if not self.track and (right.is_const or left.is_const):
             return Code(self._equal_constant(left, right, negate), total + 1)
@@ -957,8 +1132,14 @@ class Compiler:
             return Code(self._apply(impl, args), total)
 
         def eq(d: Any, s: list[Any]) -> Any:
-            a = l_fn(d, s)
-            b = r_fn(d, s)
+            try:
+                a = l_fn(d, s)
+                b = r_fn(d, s)
+            except CelCostLimitError:
+                raise
+            except CelEvaluationError:
+                s[0] += 1  # an error operand has size 1 in cel-go's cost
+                raise
             s[0] += equality_cost((a, b), None)
             return impl(a, b)
 
@@ -967,22 +1148,29 @@ class Compiler:
     @staticmethod
     def _equal_constant(left: Code, right: Code, negate: bool) -> Fn:
         """``x == literal``: a plain Python comparison when the runtime type matches."""
+        # cel-go asks the left operand's Equal, and library types refuse other types while
+        # built-in ones compare unequal: the operands keep their order.
+        const_left = not right.is_const
         if right.is_const:
             fn, c = left.fn, right.const
         else:
             fn, c = right.fn, left.const
+
+        def slow(v: Any) -> bool:
+            return cel_equal(c, v) if const_left else cel_equal(v, c)
+
         kind = type(c)
         if kind not in (str, int, bool, float, bytes, UInt):
             if negate:
-                return lambda d, s: not cel_equal(fn(d, s), c)
-            return lambda d, s: cel_equal(fn(d, s), c)
+                return lambda d, s: not slow(fn(d, s))
+            return lambda d, s: slow(fn(d, s))
         if negate:
 
             def not_equal(d: Any, s: list[Any]) -> Any:
                 v = fn(d, s)
                 if type(v) is kind:
                     return v != c
-                return not cel_equal(v, c)
+                return not slow(v)
 
             return not_equal
 
@@ -990,7 +1178,7 @@ class Compiler:
             v = fn(d, s)
             if type(v) is kind:
                 return v == c
-            return cel_equal(v, c)
+            return slow(v)
 
         return equal
 
@@ -1023,11 +1211,14 @@ class Compiler:
         e_fn, c_fn = element.fn, container.fn
         if not self.track:
             return Code(lambda d, s: impl(e_fn(d, s), c_fn(d, s)), total)
+        # cel-go prices in_list by the list's size; on a dyn container the overload is
+        # chosen at run time, without an overload id, and costs 1.
+        sized = ct.kind == "list"
 
         def contains(d: Any, s: list[Any]) -> Any:
             value = e_fn(d, s)
             coll = c_fn(d, s)
-            s[0] += len(coll) if isinstance(coll, list) else 1
+            s[0] += len(coll) if sized and isinstance(coll, list) else 1
             return impl(value, coll)
 
         return Code(contains, total)
@@ -1044,7 +1235,10 @@ class Compiler:
         elements = [self.compile(e) for e in node.elements]
         flags = list(node.optional)
         if all(e.is_const for e in elements) and not any(flags):
-            return constant([e.const for e in elements], sum(e.cost for e in elements))
+            # cel-go turns only a literal of literals into a constant; a list of folded calls
+            # is still built, for 10.
+            built = 0 if _literal(node, self.checked) else 10
+            return constant([e.const for e in elements], built + sum(e.cost for e in elements))
         cost = 10 + sum(e.cost for e in elements)
         fns = [e.fn for e in elements]
         if not any(flags):
@@ -1092,14 +1286,15 @@ class Compiler:
                     if not value.has_value:
                         continue
                     value = value.value
-                out[key] = value
+                out = map_put(out, key, value)
             return out
 
         if all(k.is_const and v.is_const for k, v, _ in entries) and not any(
             opt for _, _, opt in entries
         ):
             try:
-                return constant(build(None, [0]), cost)
+                built = 0 if _literal(node, self.checked) else 30
+                return constant(build(None, [0]), cost + built)
             except CelEvaluationError:
                 pass
         return Code(build, cost + 30)
@@ -1225,21 +1420,35 @@ class Compiler:
 
         def exists_one(d: Any, s: list[Any]) -> Any:
             count = 0
+            error: CelEvaluationError | None = None
             for item in items_of(range_fn(d, s)):
                 if two:
                     s[s1], s[s2] = item
                 else:
                     s[s1] = item
-                value = p_fn(d, s)
-                if value is True:
+                try:
+                    value = p_fn(d, s)
+                    if value is not True and value is not False:
+                        raise CelEvaluationError("no such overload")
+                except CelCostLimitError:
+                    raise
+                except CelEvaluationError as e:
+                    if not track:
+                        raise
+                    # cel-go keeps the error in its accumulator and goes on looping.
+                    error = error or e
+                    s[0] += p_cost
+                    check(s)
+                    continue
+                if value:
                     count += 1
-                elif value is not False:
-                    raise CelEvaluationError("no such overload")
                 if track:
                     s[0] += p_cost + (2 if value else 0)
                     check(s)
             if track:
                 s[0] += 2
+            if error is not None:
+                raise error
             return count == 1
 
         return exists_one
@@ -1263,42 +1472,68 @@ class Compiler:
             step_cost -= 10
         to_map = kind in ("transformMap", "transformMapEntry")
 
+        def step(d: Any, s: list[Any], out_list: list[Any], out_map: dict[Any, Any]) -> Any:
+            """One element; returns the (possibly replaced) map being built."""
+            if f_fn is not None:
+                try:
+                    keep = f_fn(d, s)
+                    if keep is not True and keep is not False:
+                        raise CelEvaluationError("no such overload")
+                except CelCostLimitError:
+                    raise
+                except CelEvaluationError:
+                    if track:
+                        s[0] += f_cost
+                    raise
+                if keep is False:
+                    if track:
+                        s[0] += f_cost
+                        check(s)
+                    return out_map
+            if track:
+                s[0] += f_cost + step_cost
+                check(s)
+            if kind == "filter":
+                out_list.append(s[s1])
+            elif kind == "transformMap":
+                out_map = map_put(out_map, s[s1], t_fn(d, s))  # type: ignore[misc]
+            elif kind == "transformMapEntry":
+                entry = t_fn(d, s)  # type: ignore[misc]
+                if not isinstance(entry, dict):
+                    raise CelEvaluationError("no such overload")
+                for key, value in entry.items():
+                    if map_get(out_map, key, _ABSENT) is not _ABSENT:
+                        raise CelEvaluationError(f"insert failed: key {key} already exists")
+                    out_map = map_put(out_map, key, value)
+            else:
+                out_list.append(t_fn(d, s))  # type: ignore[misc]
+            return out_map
+
         def collect(d: Any, s: list[Any]) -> Any:
             out_list: list[Any] = []
             out_map: dict[Any, Any] = {}
+            error: CelEvaluationError | None = None
             for item in items_of(range_fn(d, s)):
                 if two:
                     s[s1], s[s2] = item
                 else:
                     s[s1] = item
-                if f_fn is not None:
-                    keep = f_fn(d, s)
-                    if keep is not True:
-                        if keep is not False:
-                            raise CelEvaluationError("no such overload")
-                        if track:
-                            s[0] += f_cost
-                            check(s)
-                        continue
-                if track:
-                    s[0] += f_cost + step_cost
-                    check(s)
-                if kind == "filter":
-                    out_list.append(s[s1])
-                elif kind == "transformMap":
-                    out_map[s[s1]] = t_fn(d, s)  # type: ignore[misc]
-                elif kind == "transformMapEntry":
-                    entry = t_fn(d, s)  # type: ignore[misc]
-                    if not isinstance(entry, dict):
-                        raise CelEvaluationError("no such overload")
-                    for key, value in entry.items():
-                        if key in out_map:
-                            raise CelEvaluationError(f"insert failed: key {key} already exists")
-                        out_map[key] = value
-                else:
-                    out_list.append(t_fn(d, s))  # type: ignore[misc]
+                if not track:
+                    out_map = step(d, s, out_list, out_map)
+                    continue
+                try:
+                    out_map = step(d, s, out_list, out_map)
+                except CelCostLimitError:
+                    raise
+                except CelEvaluationError as e:
+                    # cel-go's accumulator holds the error and the loop goes on (its
+                    # condition is true), every element still charged.
+                    if error is None:
+                        error = e
             if track:
                 s[0] += 1
+            if error is not None:
+                raise error
             return out_map if to_map else out_list
 
         return collect

@@ -107,6 +107,14 @@ class Program:
         scratch: list[Any] = [0] * self._slots
         try:
             value = code.fn(data, scratch)
+        except CelCostLimitError as e:
+            e.cost = self.limit + 1
+            raise
+        except CelEvaluationError as e:
+            # cel-go's errors are values that travel up the tree, every node on the way
+            # still being charged: the whole static cost plus what the run added.
+            e.cost = scratch[0] + code.cost
+            raise
         except CelError:
             raise
         except RecursionError:
@@ -115,7 +123,9 @@ class Program:
             raise CelEvaluationError(f"internal error: {e}") from None
         cost = scratch[0] + code.cost
         if cost > self.limit:
-            raise CelCostLimitError(COST_LIMIT_MESSAGE)
+            error = CelCostLimitError(COST_LIMIT_MESSAGE)
+            error.cost = self.limit + 1
+            raise error
         return value, cost
 
     def value(self, data: Mapping[str, Any]) -> Any:

@@ -17,7 +17,12 @@ class CelCompileError(CelError):
 
 
 class CelEvaluationError(CelError):
-    """Evaluating the expression failed at run time (no such key, overflow, bad argument...)."""
+    """Evaluating the expression failed at run time (no such key, overflow, bad argument...).
+
+    ``cost`` is the runtime cost spent until the failure when the evaluation tracked it
+    (cel-go reports it with the error too), else None."""
+
+    cost: int | None = None
 
 
 class CelCostLimitError(CelEvaluationError):

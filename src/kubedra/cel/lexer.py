@@ -198,7 +198,11 @@ def _number(text: str, pos: int) -> Token:
         return Token("INT", lexeme, pos, value)
     if m.group("float") is not None:
         return Token("DOUBLE", lexeme, pos, float(m.group("float")))
-    value = int(m.group("int"))
+    digits = m.group("int").lstrip("0") or "0"
+    # Past 20 digits a literal is out of range whatever its value (and Python refuses to
+    # convert over 4300 digits): keep a value just past the largest uint so that the parser
+    # reports cel-go's "invalid int literal" / "invalid uint literal".
+    value = int(digits) if len(digits) <= 20 else 1 << 64
     if m.group("intu"):
         return Token("UINT", lexeme, pos, value)
     return Token("INT", lexeme, pos, value)

@@ -2,10 +2,14 @@
 
 CEL specifies RE2 syntax and google-re2 validates every pattern exactly as cel-go would.
 Matching through google-re2's Python binding costs microseconds per call, though, so a
-pattern from a simple, safe subset (literals, classes, ``.``, anchors, quantifiers on single
-atoms, at most two unbounded ones) is also translated to Python's ``re``: for such patterns
-both engines accept the same strings, and backtracking stays polynomial and small for
-bounded inputs. Longer inputs and all other patterns use RE2.
+pattern from a simple subset (literals, classes, ``.``, anchors, quantifiers on single
+atoms, groups without quantifiers) is also translated to Python's ``re``, for which both
+engines accept the same strings. Python's engine backtracks, so the fast path is only taken
+for inputs short enough that backtracking is provably cheap: without quantified groups or
+backreferences, a match attempt explores at most one path per combination of repetition
+counts and alternatives, each at most (input + pattern) steps long, once per start
+position. ``_Shape.max_fast_input`` finds the longest input whose bound stays under
+``FAST_PATH_BUDGET`` steps; longer inputs and all other patterns use RE2 (linear time).
 """
 
 from __future__ import annotations
@@ -55,24 +59,79 @@ def _go_error(pattern: str, err: Exception) -> str:
 
 _SAFE_ESCAPES = set("dDwWbB.\\*+?()[]{}|^$-/nrtf ")
 _CLASS_ESCAPES = set("dDw.\\*+?()[]{}|^$-/nrtf ")
+# Longest input ever sent to Python's engine, and the most backtracking steps allowed.
+FAST_PATH_MAX_INPUT = 256
+FAST_PATH_BUDGET = 200_000
+_REPEAT = re.compile(r"\{(\d+)(,(\d*))?\}")
 
 
-def _translate(pattern: str) -> str | None:
-    """The Python ``re`` equivalent of a pattern in the safe subset, else None."""
+class _Shape:
+    """The structure that bounds backtracking: alternatives of sequences of items, an item
+    being a quantified atom ``(min, max or None)`` or an unquantified group."""
+
+    __slots__ = ("alternatives",)
+
+    def __init__(self) -> None:
+        self.alternatives: list[list[tuple[int, int | None] | _Shape]] = [[]]
+
+    def paths(self, n: int) -> int:
+        """Most distinct ways through the pattern for an input of length n."""
+        total = 0
+        for sequence in self.alternatives:
+            product = 1
+            for item in sequence:
+                if isinstance(item, _Shape):
+                    product *= item.paths(n)
+                else:
+                    low, high = item
+                    top = n if high is None else min(high, n)
+                    product *= max(top - low + 1, 1)
+                if product > FAST_PATH_BUDGET:
+                    return product
+            total += product
+        return total
+
+
+def _max_fast_input(shape: _Shape, anchored: bool, pattern_length: int) -> int:
+    """The longest input (at most FAST_PATH_MAX_INPUT) whose worst-case backtracking work,
+    starts x paths x path length, stays within FAST_PATH_BUDGET; -1 when none does."""
+
+    def work(n: int) -> int:
+        starts = 1 if anchored else n + 1
+        return starts * shape.paths(n) * (n + pattern_length + 1)
+
+    if work(0) > FAST_PATH_BUDGET:
+        return -1
+    low, high = 0, FAST_PATH_MAX_INPUT  # work grows with n: bisect the largest good n
+    while low < high:
+        mid = (low + high + 1) // 2
+        if work(mid) <= FAST_PATH_BUDGET:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _translate(pattern: str) -> tuple[str, int] | None:
+    """The Python ``re`` equivalent of a pattern in the safe subset and the longest input it
+    may be used for, else None."""
     out: list[str] = []
     i = 0
     n = len(pattern)
-    unbounded = 0
-    last_atom_is_group = False
-    depth = 0
+    stack = [_Shape()]
+    last_atom: bool = False  # whether the previous token is an atom a quantifier may follow
     while i < n:
         c = pattern[i]
+        current = stack[-1].alternatives[-1]
         if c == "\\":
             if i + 1 >= n or pattern[i + 1] not in _SAFE_ESCAPES:
                 return None
             out.append(pattern[i : i + 2])
+            zero_width = pattern[i + 1] in "bB"
             i += 2
-            last_atom_is_group = False
+            if not zero_width:
+                current.append((1, 1))
+            last_atom = not zero_width
             continue
         if c == "[":
             end = i + 1
@@ -93,7 +152,8 @@ def _translate(pattern: str) -> str | None:
                 return None
             out.append(pattern[i : end + 1])
             i = end + 1
-            last_atom_is_group = False
+            current.append((1, 1))
+            last_atom = True
             continue
         if c == "(":
             if pattern.startswith("(?", i):
@@ -104,61 +164,81 @@ def _translate(pattern: str) -> str | None:
             else:
                 out.append("(")
                 i += 1
-            depth += 1
+            group = _Shape()
+            current.append(group)
+            stack.append(group)
+            last_atom = False
             continue
         if c == ")":
-            depth -= 1
+            if len(stack) == 1:
+                return None
+            stack.pop()
             out.append(")")
             i += 1
-            last_atom_is_group = True
+            last_atom = False  # a quantified group is left to RE2
+            continue
+        if c == "|":
+            stack[-1].alternatives.append([])
+            out.append("|")
+            i += 1
+            last_atom = False
             continue
         if c in "*+?{":
-            if last_atom_is_group:
+            if not last_atom or not current or isinstance(current[-1], _Shape):
                 return None
             if c == "{":
-                m = re.match(r"\{(\d+)(,(\d*))?\}", pattern[i:])
+                m = _REPEAT.match(pattern, i)
                 if m is None:
                     return None
-                upper = m.group(3)
-                if m.group(2) and (not upper or int(upper) > 10):
-                    unbounded += 1
+                low = int(m.group(1))
+                high = low if not m.group(2) else (int(m.group(3)) if m.group(3) else None)
                 out.append(m.group(0))
-                i += len(m.group(0))
+                i = m.end()
             else:
-                if c in "*+":
-                    unbounded += 1
+                low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[c]
                 out.append(c)
                 i += 1
+            current[-1] = (low, high)
             if i < n and pattern[i] == "?":
                 out.append("?")
                 i += 1
+            last_atom = False
             continue
-        if c == "$":
-            out.append(r"\Z")
+        if c in "^$":
+            out.append(r"\Z" if c == "$" else c)
             i += 1
+            last_atom = False
             continue
         out.append(re.escape(c) if c in "#&~" or c.isspace() else c)
+        current.append((1, 1))
         i += 1
-        last_atom_is_group = False
-    if depth != 0 or unbounded > 2:
+        last_atom = True
+    if len(stack) != 1:
         return None
-    return "".join(out)
+    top = stack[0]
+    anchored = pattern.startswith("^") and len(top.alternatives) == 1
+    limit = _max_fast_input(top, anchored, n)
+    if limit < 0:
+        return None
+    return "".join(out), limit
 
 
 class Regex:
     """A validated pattern with a fast ``search``-style test."""
 
-    __slots__ = ("_fast", "_re2", "pattern")
+    __slots__ = ("_fast", "_fast_max", "_re2", "pattern")
 
-    def __init__(self, pattern: str, compiled: Any, fast: re.Pattern[str] | None) -> None:
+    def __init__(
+        self, pattern: str, compiled: Any, fast: re.Pattern[str] | None, fast_max: int = -1
+    ) -> None:
         self.pattern = pattern
         self._re2 = compiled
         self._fast = fast
+        self._fast_max = fast_max if fast is not None else -1
 
     def matches(self, text: str) -> bool:
-        fast = self._fast
-        if fast is not None and len(text) <= FAST_PATH_MAX_INPUT:
-            return fast.search(text) is not None
+        if len(text) <= self._fast_max:
+            return self._fast.search(text) is not None  # type: ignore[union-attr]
         return self._re2.search(text) is not None
 
     def search(self, text: str, pos: int = 0) -> Any:
@@ -169,20 +249,57 @@ class Regex:
 @functools.lru_cache(maxsize=4096)
 def compile_regex(pattern: str) -> Regex:
     """Compile like Go's ``regexp.Compile``; raises CelEvaluationError with Go's text."""
+    bad = _bad_repeat(pattern)
+    if bad is not None:
+        raise CelEvaluationError(f"error parsing regexp: invalid repeat count: `{bad}`")
     try:
         compiled = re2.compile(pattern, _OPTIONS)
     except re2.error as err:
         raise CelEvaluationError(_go_error(pattern, err)) from None
+    except OverflowError:
+        # A repetition count past what the binding converts: Go reports the repeat operator.
+        raise CelEvaluationError(_repeat_error(pattern)) from None
     except (TypeError, ValueError) as err:
         raise CelEvaluationError(f"error parsing regexp: {err}: `{pattern}`") from None
     translated = _translate(pattern)
-    fast: re.Pattern[str] | None = None
-    if translated is not None:
-        try:
-            fast = re.compile(translated, re.ASCII)
-        except re.error:
-            fast = None
-    return Regex(pattern, compiled, fast)
+    if translated is None:
+        return Regex(pattern, compiled, None)
+    text, limit = translated
+    try:
+        fast = re.compile(text, re.ASCII)
+    except (re.error, OverflowError, ValueError):
+        return Regex(pattern, compiled, None)
+    return Regex(pattern, compiled, fast, limit)
+
+
+def _repeat_error(pattern: str) -> str:
+    """Go's message for a repetition count over 1000: it quotes the operator."""
+    return f"error parsing regexp: invalid repeat count: `{_bad_repeat(pattern) or pattern}`"
+
+
+def _bad_repeat(pattern: str) -> str | None:
+    """The first repetition operator outside classes with a count over 1000 (Go refuses
+    those; the RE2 binding may overflow on them instead)."""
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("[^]", i) or pattern.startswith("[]", i):
+                i += 2
+        elif c == "{":
+            m = _REPEAT.match(pattern, i)
+            if m is not None:
+                counts = [g for g in (m.group(1), m.group(3)) if g]
+                if any(len(g) > 4 or int(g) > 1000 for g in counts):
+                    return m.group(0)
+        i += 1
+    return None
 
 
 def regex_matches(text: str, pattern: str) -> bool:

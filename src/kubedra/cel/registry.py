@@ -17,9 +17,10 @@ The environment imports every module of that package once, in name order, and ca
   ``CelEvaluationError(message)`` with upstream's text; other exceptions are reported as
   errors too but without a good message.
 * ``cost``: runtime cost in CEL units, an int or ``cost(args, result) -> int`` (the default is
-  1, as cel-go charges for a call). ``estimate``: for the static estimator,
-  ``estimate(arg_sizes) -> (min_cost, max_cost)`` where ``arg_sizes`` holds ``(min, max)``
-  size estimates of the receiver and arguments; the default is (1, 1).
+  1, as cel-go charges for a call); ``precharged=True`` when ``cost(args, None)`` can be
+  computed before the call (then it is charged, and the limit checked, before ``impl``
+  runs). The static estimate of a call is upstream's, by
+  function name and overload id, in ``kubedra.cel.cost_library`` (default 1).
 * ``fold=True``: when every argument is a literal, the call is evaluated at compile time and a
   failure is a compile error "program instantiation failed: ..." (cel-go does this for type
   conversions).
@@ -48,7 +49,6 @@ from kubedra.cel.values import register_value_type
 
 SizeEstimate = tuple[int, int]
 CostFn = Callable[[Sequence[Any], Any], int]
-EstimateFn = Callable[[Sequence[SizeEstimate]], tuple[int, int]]
 
 
 class _NotConstant:
@@ -71,13 +71,16 @@ class Overload:
     impl: Callable[..., Any]
     member: bool = False
     cost: int | CostFn = 1
-    estimate: EstimateFn | None = None
     fold: bool = False
     prepare: Callable[[tuple[Any, ...]], Callable[..., Any] | None] | None = None
     validate: Callable[[tuple[Any, ...]], str | None] | None = None
     # A wrong runtime argument type reads "no such overload: name(types)", as cel-go's
     # type-guarded bindings report; its standard library says just "no such overload".
     detailed_type_error: bool = True
+    # ``cost(args, None)`` is known before the call (from the arguments' sizes): the tracked
+    # evaluation charges it and checks the limit first, so a call that would build a huge
+    # value (``lists.range(10**8)``) stops at the limit instead of building it.
+    precharged: bool = False
 
 
 class Registry:

@@ -8,9 +8,10 @@ values, capacity with quantities). Runtime errors get upstream's hint for missin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from kubedra.cel.device import CelDevice
@@ -69,34 +70,62 @@ def _equal_or_false(a: Any, b: Any) -> bool:
         return False
 
 
-def _includes_estimate(sizes: Sequence[tuple[int, int]]) -> tuple[int, int]:
-    return 0, MAX_ATTRIBUTE_VALUES
+@dataclass(frozen=True, slots=True)
+class _Decl:
+    """A declared type with Kubernetes' MaxElements (apiserver's DeclType), for sizes."""
+
+    max_elements: int = 0
+    fields: Mapping[str, _Decl] = field(default_factory=lambda: MappingProxyType({}))
+    key: _Decl | None = None
+    elem: _Decl | None = None
+
+
+_ATTRIBUTE = _Decl(max(ATTRIBUTE_VALUE_MAX_LENGTH, MAX_ATTRIBUTE_VALUES))
+_QUANTITY = _Decl(0)
+_INNER_ATTRIBUTES = _Decl(MAX_ATTRIBUTES_AND_CAPACITIES, key=_Decl(ID_MAX_LENGTH), elem=_ATTRIBUTE)
+_INNER_CAPACITY = _Decl(MAX_ATTRIBUTES_AND_CAPACITIES, key=_Decl(ID_MAX_LENGTH), elem=_QUANTITY)
+_DEVICE = _Decl(
+    0,
+    fields=MappingProxyType(
+        {
+            "driver": _Decl(DRIVER_NAME_MAX_LENGTH),
+            "allowMultipleAllocations": _Decl(1),
+            "attributes": _Decl(
+                MAX_ATTRIBUTES_AND_CAPACITIES, key=_Decl(DOMAIN_MAX_LENGTH), elem=_INNER_ATTRIBUTES
+            ),
+            "capacity": _Decl(
+                MAX_ATTRIBUTES_AND_CAPACITIES, key=_Decl(DOMAIN_MAX_LENGTH), elem=_INNER_CAPACITY
+            ),
+        }
+    ),
+)
 
 
 def _size_hint(path: tuple[str, ...]) -> int | None:
-    """Maximum sizes of values reachable from ``device`` (upstream's sizeEstimator)."""
+    """Maximum sizes of values reachable from ``device``: upstream's sizeEstimator walks
+    the declared types by field path (``@items``/``@values`` step into elements, ``@keys``
+    into keys; any name inside an attribute map is an attribute)."""
     if not path or path[0] != "device":
         return None
-    rest = path[1:]
-    if rest == ("driver",):
-        return DRIVER_NAME_MAX_LENGTH
-    if rest == ("allowMultipleAllocations",):
-        return 1
-    if not rest or rest[0] not in ("attributes", "capacity"):
-        return None
-    if len(rest) == 1:
-        return MAX_ATTRIBUTES_AND_CAPACITIES
-    if len(rest) == 2:
-        return DOMAIN_MAX_LENGTH if rest[1] == "@items" else MAX_ATTRIBUTES_AND_CAPACITIES
-    if len(rest) == 3:
-        if rest[2] == "@items":
-            return ID_MAX_LENGTH
-        return (
-            max(ATTRIBUTE_VALUE_MAX_LENGTH, MAX_ATTRIBUTE_VALUES) if rest[0] == "attributes" else 1
-        )
-    if rest[0] == "attributes" and len(rest) == 4 and rest[3] in ("@items", "*"):
-        return ATTRIBUTE_VALUE_MAX_LENGTH
-    return None
+    node = _DEVICE
+    for name in path[1:]:
+        if name in ("@items", "@values"):
+            if node.elem is None:
+                return None
+            node = node.elem
+        elif name == "@keys":
+            if node.key is None:
+                return None
+            node = node.key
+        else:
+            found = node.fields.get(name)
+            if found is None:
+                if node.elem is _ATTRIBUTE:
+                    node = _ATTRIBUTE
+                    continue
+                return None
+            node = found
+    return node.max_elements
 
 
 @lru_cache(maxsize=4)
@@ -115,7 +144,6 @@ def selector_environment(features: CelFeatures) -> Environment:
                 BOOL,
                 _includes,
                 member=True,
-                estimate=_includes_estimate,
             ),
         )
     attributes = map_of(STRING, map_of(STRING, DYN))
@@ -130,7 +158,9 @@ def selector_environment(features: CelFeatures) -> Environment:
 def _enhance(error: CelEvaluationError) -> CelEvaluationError:
     message = str(error)
     if "no such key:" in message and not message.endswith(MISSING_KEY_HINT):
-        return type(error)(message + MISSING_KEY_HINT)
+        enhanced = type(error)(message + MISSING_KEY_HINT)
+        enhanced.cost = error.cost
+        return enhanced
     return error
 
 
@@ -176,13 +206,14 @@ class CompiledSelector:
         except CelError:
             raise
         except Exception as e:
-            raise CelEvaluationError(f"internal error: {e!r}") from None
+            raise CelEvaluationError(f"internal error: {e}") from None
         if result is True or result is False:
             return result
         raise _not_bool(result)
 
     def evaluate(self, device: CelDevice) -> tuple[bool, int]:
-        """The result and the actual runtime cost (for conformance and diagnostics)."""
+        """The result and the actual runtime cost (for conformance and diagnostics); a
+        CelEvaluationError carries the cost spent until it failed."""
         if device.error is not None:
             raise CelEvaluationError(device.error)
         try:
@@ -193,7 +224,9 @@ class CompiledSelector:
             raise _enhance(e) from None
         if result is True or result is False:
             return result, cost
-        raise _not_bool(result)
+        error = _not_bool(result)
+        error.cost = cost
+        raise error
 
 
 @lru_cache(maxsize=8192)

@@ -184,6 +184,8 @@ def int_from_string(s: str) -> int:
     body = text[1:] if text.startswith(("+", "-")) else text
     if not body or not body.isascii() or not body.isdigit():
         raise _conversion_error("string", "int")
+    if len(body.lstrip("0")) > 19:  # out of int64's range (and of Python's digit limit)
+        raise _conversion_error("string", "int")
     value = int(text)
     if value < INT64_MIN or value > INT64_MAX:
         raise _conversion_error("string", "int")
@@ -204,6 +206,8 @@ def uint_from_double(d: float) -> UInt:
 
 def uint_from_string(s: str) -> UInt:
     if not s or not s.isascii() or not s.isdigit():
+        raise _conversion_error("string", "uint")
+    if len(s.lstrip("0")) > 20:  # out of uint64's range (and of Python's digit limit)
         raise _conversion_error("string", "uint")
     value = int(s)
     if value > UINT64_MAX:

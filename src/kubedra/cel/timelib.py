@@ -91,8 +91,12 @@ def parse_duration(text: str) -> Duration:
         if m is None or (not m.group(1) and not m.group(2)):
             raise CelEvaluationError(f'time: invalid duration "{text}"')
         unit = _UNIT_NANOS[m.group(3)]
-        whole = int(m.group(1) or "0")
-        frac = m.group(2) or ""
+        digits = (m.group(1) or "0").lstrip("0") or "0"
+        if len(digits) > 19:  # Go's leadingInt overflows: an invalid duration
+            raise CelEvaluationError(f'time: invalid duration "{text}"')
+        whole = int(digits)
+        # Go's leadingFraction stops accumulating digits before int64 overflows.
+        frac = (m.group(2) or "")[:18]
         total += whole * unit
         if frac:
             total += int(frac) * unit // (10 ** len(frac))
@@ -133,7 +137,7 @@ def _zone(name: str) -> dt.tzinfo:
         return dt.UTC
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a file
         raise CelEvaluationError(f"unknown time zone {name}") from None
 
 

@@ -213,7 +213,7 @@ def cel_equal(a: Any, b: Any) -> bool:
     tb = type(b)
     if ta is tb:
         if ta is list:
-            return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+            return _list_equal(a, b)
         if ta is dict:
             return _map_equal(a, b)
         return bool(a == b)
@@ -226,7 +226,7 @@ def cel_equal(a: Any, b: Any) -> bool:
     if ta is bool or tb is bool:
         return False
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+        return _list_equal(a, b)
     if isinstance(a, dict) and isinstance(b, dict):
         return _map_equal(a, b)
     if value_type(a) != value_type(b):
@@ -238,17 +238,95 @@ def cel_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def _element_unequal(a: Any, b: Any) -> bool:
+    """cel-go's list and map Equal stop only at an element comparison that is False: one
+    that fails (a library type against another type) does not make the containers unequal."""
+    try:
+        return not cel_equal(a, b)
+    except CelEvaluationError:
+        return False
+
+
+def _list_equal(a: list[Any], b: list[Any]) -> bool:
+    if len(a) != len(b):
+        return False
+    return not any(_element_unequal(x, y) for x, y in zip(a, b, strict=True))
+
+
 def _map_equal(a: dict[Any, Any], b: dict[Any, Any]) -> bool:
     if len(a) != len(b):
         return False
     for key, value in a.items():
         other = map_get(b, key, _MISSING)
-        if other is _MISSING or not cel_equal(value, other):
+        if other is _MISSING or _element_unequal(value, other):
             return False
     return True
 
 
 _MISSING = object()
+
+
+class _BoolKey:
+    """A bool map key stored apart from the equal ints 0 and 1."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return hash((_BoolKey, self.value))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _BoolKey) and other.value is self.value
+
+
+def _wrap(key: Any) -> Any:
+    return _BoolKey(key) if type(key) is bool else key
+
+
+def _unwrap(key: Any) -> Any:
+    return key.value if type(key) is _BoolKey else key
+
+
+class CelMap(dict):
+    """A CEL map with bool keys besides int keys: CEL keeps ``true`` and ``1`` apart, a
+    Python dict merges them. Only maps that hold a bool key are built as this class."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dict.__setitem__(self, _wrap(key), value)
+
+    def __getitem__(self, key: Any) -> Any:
+        return dict.__getitem__(self, _wrap(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return dict.get(self, _wrap(key), default)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, _wrap(key))
+
+    def __iter__(self) -> Any:
+        return (_unwrap(k) for k in dict.__iter__(self))
+
+    def keys(self) -> Any:
+        return [_unwrap(k) for k in dict.keys(self)]
+
+    def items(self) -> Any:
+        return [(_unwrap(k), v) for k, v in dict.items(self)]
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+def map_put(m: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
+    """Insert into a map being built; returns the map (a CelMap once a bool key comes)."""
+    if type(key) is bool and type(m) is dict:
+        converted = CelMap()
+        for k, v in m.items():
+            converted[k] = v
+        m = converted
+    m[key] = value
+    return m
 
 
 def map_get(m: dict[Any, Any], key: Any, default: Any) -> Any:
@@ -264,7 +342,10 @@ def map_get(m: dict[Any, Any], key: Any, default: Any) -> Any:
         if not key.is_integer():
             return default
         key = int(key)
-    value = m.get(key, _MISSING)
+    try:
+        value = m.get(key, _MISSING)
+    except TypeError:  # a list or map as key: no entry has it (cel-go's Find misses)
+        return default
     if value is _MISSING:
         return default
     if tk is not str and tk is not bool:

@@ -16,7 +16,8 @@ from kubedra.cel.errors import CelCompileError, CelEvaluationError
 
 
 def evaluate_pair(pair_input: dict[str, Any]) -> dict[str, Any]:
-    """One ``{"expression", "device"}`` input -> ``{compileError, result, runtimeError, cost}``."""
+    """One ``{"expression", "device"}`` input -> ``{compileError, result, runtimeError, cost}``
+    (``cost`` also for a runtime error: what was spent until it)."""
     outcome: dict[str, Any] = {
         "compileError": None,
         "result": None,
@@ -39,6 +40,7 @@ def evaluate_pair(pair_input: dict[str, Any]) -> dict[str, Any]:
         result, cost = selector.evaluate(cel_device)
     except CelEvaluationError as err:
         outcome["runtimeError"] = str(err)
+        outcome["cost"] = err.cost  # upstream reports the cost spent until the error
         return outcome
     outcome["result"] = result
     outcome["cost"] = cost

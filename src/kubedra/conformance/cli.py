@@ -97,9 +97,28 @@ def _check(case: Mapping[str, Any], result: Mapping[str, Any]) -> list[tuple[str
         got = results[i] if i < len(results) else {}
         problems = compare_cel_pair(pair.get("expected") or {}, got)
         if problems:
+            want_cost = (pair.get("expected") or {}).get("cost")
+            problems.append(f"cost: upstream {want_cost!r}, kubedra {got.get('cost')!r}")
             label = f"{name}[{i}] {pair.get('input', {}).get('expression', '')!r}"
             failures.append((label, problems, ""))
     return failures
+
+
+def _cel_costs(case: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[int, int]:
+    """(pairs whose cost equals upstream's recorded one, pairs with a recorded cost),
+    runtime-error pairs included: cost is informational, so it is counted, not judged."""
+    if case.get("mode") != "cel":
+        return 0, 0
+    same = recorded = 0
+    results = result.get("cases") or []
+    for i, pair in enumerate(case.get("cases") or []):
+        want = (pair.get("expected") or {}).get("cost")
+        if want is None:
+            continue
+        recorded += 1
+        got = results[i].get("cost") if i < len(results) else None
+        same += got == want
+    return same, recorded
 
 
 def _count(case: Mapping[str, Any]) -> int:
@@ -112,6 +131,7 @@ def run_command(
 ) -> None:
     """Evaluate every case, print each failure with a diff, and end with 'N passed, M failed'."""
     passed = failed = 0
+    cost_same = cost_recorded = 0
     for path in _case_files(paths):
         try:
             case = _load(path)
@@ -121,6 +141,9 @@ def run_command(
             failed += 1
             continue
         failures = _check(case, result)
+        same, recorded = _cel_costs(case, result)
+        cost_same += same
+        cost_recorded += recorded
         total = _count(case)
         failed += len(failures)
         passed += total - len(failures)
@@ -130,6 +153,11 @@ def run_command(
                 typer.echo(f"  {problem}")
             if detail:
                 typer.echo("\n".join("    " + line for line in detail.splitlines()))
+    if cost_recorded:
+        typer.echo(
+            f"cel cost: {cost_same} of {cost_recorded} pairs equal upstream's recorded cost "
+            "(informational)"
+        )
     typer.echo(f"{passed} passed, {failed} failed")
     sys.stdout.flush()
     if failed:

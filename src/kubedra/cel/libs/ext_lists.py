@@ -108,6 +108,15 @@ def _output_size(_args: Any, result: Any) -> int:
     return _allocating(1, len(result) if isinstance(result, list) else 1)
 
 
+def _range_cost(args: Any, _result: Any) -> int:
+    """The output size of lists.range(n) is known from n: charged before the list exists."""
+    return _allocating(1, max(args[0], 0))
+
+
+def _reverse_cost(args: Any, _result: Any) -> int:
+    return _allocating(1, len(args[0]))
+
+
 def _flatten_cost(args: Any, _result: Any) -> int:
     depth = args[1] if len(args) == 2 else 1
     return _allocating(depth, len(args[0]))
@@ -138,7 +147,15 @@ def register(registry: Registry) -> None:
     )
     add(
         "flatten",
-        Overload("list_flatten", (list_of(lt),), lt, flatten, member=True, cost=_flatten_cost),
+        Overload(
+            "list_flatten",
+            (list_of(lt),),
+            lt,
+            flatten,
+            member=True,
+            cost=_flatten_cost,
+            precharged=True,
+        ),
     )
     add(
         "flatten",
@@ -149,6 +166,7 @@ def register(registry: Registry) -> None:
             flatten,
             member=True,
             cost=_flatten_cost,
+            precharged=True,
         ),
     )
     for name, ct in COMPARABLE_TYPES:
@@ -161,6 +179,7 @@ def register(registry: Registry) -> None:
                 sort_list,
                 member=True,
                 cost=_sort_cost,
+                precharged=True,
             ),
         )
         add(
@@ -172,12 +191,31 @@ def register(registry: Registry) -> None:
                 sort_by_associated_keys,
                 member=True,
                 cost=_sort_by_cost,
+                precharged=True,
             ),
         )
     add(
-        "lists.range", Overload("lists_range", (INT,), list_of(INT), lists_range, cost=_output_size)
+        "lists.range",
+        Overload(
+            "lists_range",
+            (INT,),
+            list_of(INT),
+            lists_range,
+            cost=_range_cost,
+            precharged=True,
+        ),
     )
-    add("reverse", Overload("list_reverse", (lt,), lt, reverse, member=True, cost=_output_size))
-    add("distinct", Overload("list_distinct", (lt,), lt, distinct, member=True, cost=_sort_cost))
+    add(
+        "reverse",
+        Overload(
+            "list_reverse", (lt,), lt, reverse, member=True, cost=_reverse_cost, precharged=True
+        ),
+    )
+    add(
+        "distinct",
+        Overload(
+            "list_distinct", (lt,), lt, distinct, member=True, cost=_sort_cost, precharged=True
+        ),
+    )
     add("first", Overload("list_first", (lt,), optional_of(t), first, member=True))
     add("last", Overload("list_last", (lt,), optional_of(t), last, member=True))

@@ -16,17 +16,24 @@ from kubedra.cel.types import BOOL, DOUBLE, INT, STRING, opaque
 QUANTITY = opaque("kubernetes.Quantity")
 
 
+# apimachinery's ErrNumeric: the parse failed on the number itself (here: more digits than
+# the parser can convert).
+_NUMERIC_ERROR = "unable to parse numeric part of quantity"
+
+
 def quantity(text: str) -> Quantity:
     try:
         return Quantity.parse(text).unshared()
     except QuantityParseError as err:
         raise CelEvaluationError(str(err)) from None
+    except ValueError:
+        raise CelEvaluationError(_NUMERIC_ERROR) from None
 
 
 def is_quantity(text: str) -> bool:
     try:
         Quantity.parse(text)
-    except QuantityParseError:
+    except (QuantityParseError, ValueError):
         return False
     return True
 

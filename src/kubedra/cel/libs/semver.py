@@ -16,6 +16,10 @@ def semver(text: str, normalize: bool = False) -> Semver:
         return Semver.parse_normalized(text) if normalize else Semver.parse(text)
     except SemverParseError as err:
         raise CelEvaluationError(str(err)) from None
+    except ValueError:  # a component with more digits than Python converts: out of range
+        component = text.removeprefix("v").split(".")[0].split("-")[0].split("+")[0]
+        message = f'strconv.ParseUint: parsing "{component}": value out of range'
+        raise CelEvaluationError(message) from None
 
 
 def is_semver(text: str, normalize: bool = False) -> bool:

@@ -35,13 +35,19 @@ def register(registry: Registry) -> None:
     add = registry.add
     add(
         "sets.contains",
-        Overload("list_sets_contains_list", (lt, lt), BOOL, contains, cost=_cost(1)),
+        Overload(
+            "list_sets_contains_list", (lt, lt), BOOL, contains, cost=_cost(1), precharged=True
+        ),
     )
     add(
         "sets.equivalent",
-        Overload("list_sets_equivalent_list", (lt, lt), BOOL, equivalent, cost=_cost(2)),
+        Overload(
+            "list_sets_equivalent_list", (lt, lt), BOOL, equivalent, cost=_cost(2), precharged=True
+        ),
     )
     add(
         "sets.intersects",
-        Overload("list_sets_intersects_list", (lt, lt), BOOL, intersects, cost=_cost(1)),
+        Overload(
+            "list_sets_intersects_list", (lt, lt), BOOL, intersects, cost=_cost(1), precharged=True
+        ),
     )
