@@ -127,6 +127,9 @@ class DynamicResources:
         self._memo: dict[str, dict[str, tuple[int, Outcome]]] = {}
         self._class_mapping: dict[str, str] | None = None
         self.allocate_calls = 0
+        self.check_classes = True
+        """PreFilter's DeviceClass check; off for the first-fit policy, where the allocator
+        reports a missing class as an error (FirstFitScheduler's semantics)."""
 
     # --- the state it follows ---------------------------------------------------------------
 
@@ -280,7 +283,7 @@ class DynamicResources:
                     self.name,
                     f"resource claim {claim_key(claim)} is in the process of being allocated",
                 )
-            problem_status = self._check_requests(claim)
+            problem_status = self._check_requests(claim) if self.check_classes else None
             if problem_status is not None:
                 return state, problem_status
         state.claims = claims

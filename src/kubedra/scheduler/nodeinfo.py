@@ -106,6 +106,7 @@ class NodeList:
         self.by_name: dict[str, NodeState] = {}
         self._zones: dict[str, list[str]] = {}
         self._order: list[NodeState] | None = None
+        self._created: list[str] = []
         self.generation = 0
         """Bumped on every node change: caches of per-node filter results check it."""
 
@@ -116,6 +117,7 @@ class NodeList:
             node = NodeState(obj, q)
             self.by_name[name] = node
             self._zones.setdefault(node.zone, []).append(name)
+            self._created.append(name)
             self._order = None
         else:
             old_zone = node.zone
@@ -131,9 +133,14 @@ class NodeList:
         node = self.by_name.pop(name, None)
         if node is not None:
             self._zones[node.zone].remove(name)
+            self._created.remove(name)
             self._order = None
             self.generation += 1
         return node
+
+    def in_creation_order(self) -> list[NodeState]:
+        """All nodes in the order they were added (the first-fit policy's order)."""
+        return [self.by_name[n] for n in self._created]
 
     def ordered(self) -> list[NodeState]:
         """All nodes in the node tree's order: one node from each zone in turn."""

@@ -145,6 +145,7 @@ class Scheduler:
         self.nodes = NodeList()
         self.queue = SchedulingQueue()
         self.dra = DynamicResources(store, clock, self.features)
+        self.dra.check_classes = self.config.policy != "first-fit"
         self.decisions: list[Decision] = []
         self.last_decision: dict[str, Decision] = {}
         self.next_start_node_index = 0
@@ -441,7 +442,8 @@ class Scheduler:
         key = entry.key
         decision = Decision(pod=key, node=None, result="Unschedulable", time=self.clock.now())
         cycle, status = self.prepare(pod)
-        nodes = self.nodes.ordered()
+        first_fit = self.config.policy == "first-fit"
+        nodes = self.nodes.in_creation_order() if first_fit else self.nodes.ordered()
         num_all = len(nodes)
         if status is not None and not status.rejected:
             return self._error(
@@ -459,7 +461,6 @@ class Scheduler:
                 statuses[node.name] = status
         else:
             static = self._static_filters(cycle)
-            first_fit = self.config.policy == "first-fit"
             start = 0 if first_fit else self.next_start_node_index % num_all
             want = self.num_feasible_nodes_to_find(num_all)
             processed = 0
