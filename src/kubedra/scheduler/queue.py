@@ -53,6 +53,8 @@ class SchedulingQueue:
         self._where: dict[str, str] = {}
         self._unschedulable: dict[str, None] = {}
         self._gated: dict[str, None] = {}
+        self._in_flight_events: list[tuple[set[str], Callable[[QueuedPod], bool] | None]] = []
+        self._in_flight: str | None = None
         self._seq = 0
 
     def _next_seq(self) -> int:
@@ -84,6 +86,8 @@ class SchedulingQueue:
         self._where[key] = "in-flight"
 
     def remove(self, key: str) -> None:
+        if self._in_flight == key:
+            self._in_flight = None
         self.pods.pop(key, None)
         self._where.pop(key, None)
         self._unschedulable.pop(key, None)
@@ -144,6 +148,8 @@ class SchedulingQueue:
                 if self._valid(item[1], item[2], where):
                     entry = self.pods[item[2]]
                     self._where[entry.key] = "in-flight"
+                    self._in_flight_events = []
+                    self._in_flight = entry.key
                     entry.attempts += 1
                     return entry
         return None
@@ -162,6 +168,12 @@ class SchedulingQueue:
         entry.ready_at = now + backoff_seconds(entry.attempts)
         self._where[key] = "unschedulable"
         self._unschedulable[key] = None
+        events, self._in_flight_events = self._in_flight_events, []
+        self._in_flight = None
+        for plugins, wants in events:
+            if self._wanted(entry, plugins, wants):
+                self._push_backoff(entry, now)
+                return
 
     def requeue_gated(self, key: str, gate: str | None, now: float) -> None:
         """PreEnqueue ran again for a gated pod."""
@@ -184,16 +196,25 @@ class SchedulingQueue:
     ) -> int:
         """Move unschedulable pods that one of ``plugins`` rejected (and that ``wants``
         accepts) to the backoffQ; returns how many moved."""
+        if self._in_flight is not None:
+            # Events during a scheduling cycle are replayed when its pod turns out
+            # unschedulable (upstream's in-flight events).
+            self._in_flight_events.append((plugins, wants))
         moved = 0
         for key in list(self._unschedulable):
             entry = self.pods[key]
-            if not (entry.rejectors & plugins or ANY_EVENT in entry.rejectors):
-                continue
-            if wants is not None and not wants(entry):
-                continue
-            self._push_backoff(entry, now)
-            moved += 1
+            if self._wanted(entry, plugins, wants):
+                self._push_backoff(entry, now)
+                moved += 1
         return moved
+
+    @staticmethod
+    def _wanted(
+        entry: QueuedPod, plugins: set[str], wants: Callable[[QueuedPod], bool] | None
+    ) -> bool:
+        if not (entry.rejectors & plugins or ANY_EVENT in entry.rejectors):
+            return False
+        return wants is None or wants(entry)
 
     def unschedulable_pods(self) -> list[QueuedPod]:
         return [self.pods[k] for k in self._unschedulable]

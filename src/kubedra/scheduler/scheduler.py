@@ -733,13 +733,12 @@ class Scheduler:
             self._bind(waiting.cycle, waiting.node, decision)
         else:
             pod = self._pod(waiting.key)
-            self._unreserve(waiting.cycle, waiting.node)
             if pod is not None:
                 self.queue.add_failed(waiting.key, self.priority(pod))
                 waiting.cycle.pod = pod
-            self._error(
-                waiting.cycle, decision, f'running PreBind plugin "DynamicResources": {problem}'
-            )
+            message = f'running PreBind plugin "DynamicResources": {problem}'
+            self._error(waiting.cycle, decision, message)
+            self._unreserve(waiting.cycle, waiting.node)
             decision.node = None
         self.decisions.append(decision)
         self.last_decision[decision.pod] = decision
