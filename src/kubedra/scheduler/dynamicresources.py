@@ -104,6 +104,8 @@ class CycleState:
     node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     node_extended_claim: dict[str, dict[str, Any]] = field(default_factory=dict)
     unavailable: set[int] = field(default_factory=set)
+    allocated: list[int] = field(default_factory=list)
+    prioritized: bool = False
 
     @property
     def empty(self) -> bool:
@@ -124,9 +126,11 @@ class DynamicResources:
         self._counted: dict[str, list[dict[str, Any]]] = {}
         self.pending: set[str] = set()
         """Claim uids whose allocation is in flight (Reserve done, PreBind not yet)."""
-        self._memo: dict[str, dict[str, tuple[int, Outcome]]] = {}
+        self._memo: dict[str, dict[str, tuple[int, Outcome, tuple[tuple[str, str], ...]]]] = {}
         self._class_mapping: dict[str, str] | None = None
         self.allocate_calls = 0
+        self.epoch = 0
+        """Bumped whenever the allocator is rebuilt (cached Filter results become stale)."""
         self.check_classes = True
         """PreFilter's DeviceClass check; off for the first-fit policy, where the allocator
         reports a missing class as an error (FirstFitScheduler's semantics)."""
@@ -176,6 +180,7 @@ class DynamicResources:
             self.allocator = allocator
             self._dirty = False
             self._memo.clear()
+            self.epoch += 1
         return self.allocator
 
     def class_mapping(self) -> dict[str, str]:
@@ -268,7 +273,13 @@ class DynamicResources:
         for index, claim in enumerate(claims):
             status = claim.get("status") or {}
             allocation = status.get("allocation")
+            if any(
+                r.get("firstAvailable")
+                for r in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []
+            ):
+                state.prioritized = True
             if allocation is not None:
+                state.allocated.append(index)
                 if len(
                     status.get("reservedFor") or []
                 ) >= RESERVED_FOR_MAX_SIZE and not is_reserved_for(pod, claim):
@@ -424,9 +435,8 @@ class DynamicResources:
             if not ok:
                 unavailable.append(index)
         if self.features.binding_conditions:
-            for index, claim in enumerate(state.claims):
-                if (claim.get("status") or {}).get("allocation") is None:
-                    continue
+            for index in state.allocated:
+                claim = state.claims[index]
                 ready, problem = self.claim_ready_for_binding(claim)
                 if problem is not None or (not ready and self.claim_timed_out(claim)):
                     unavailable.append(index)
@@ -468,11 +478,13 @@ class DynamicResources:
             memo = self._memo[shape] = {}
         cached = memo.get(node.name)
         state = allocator.state
+        versions = state.pool_version
         if cached is not None:
-            when, outcome = cached
-            versions = state.pool_version
-            pools = allocator.inventory.node_view(node.info).pool_keys
-            if all(versions.get(p, 0) <= when for p in pools):
+            when, outcome, pools = cached
+            for pool in pools:
+                if versions.get(pool, 0) > when:
+                    break
+            else:
                 return outcome
         self.allocate_calls += 1
         outcome = allocator.allocate(node.info, prepared)
@@ -480,7 +492,8 @@ class DynamicResources:
             r.get("shareID") for a in outcome.allocations for r in _results(a)
         )
         if reusable and (outcome.error is None or outcome.node_local):
-            memo[node.name] = (state.clock, outcome)
+            pools = allocator.inventory.node_view(node.info).pool_keys
+            memo[node.name] = (state.clock, outcome, pools)
         return outcome
 
     # --- PostFilter ---------------------------------------------------------------------------
@@ -517,7 +530,7 @@ class DynamicResources:
     # --- Score --------------------------------------------------------------------------------
 
     def score(self, state: CycleState, node_name: str) -> int:
-        if state.empty or not self.features.prioritized_list:
+        if not state.prioritized or not self.features.prioritized_list:
             return 0
         allocations = state.node_allocations.get(node_name)
         if allocations is None:

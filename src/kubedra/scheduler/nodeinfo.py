@@ -52,6 +52,7 @@ class NodeState:
         "requested",
         "taints",
         "unschedulable",
+        "version",
         "zone",
     )
 
@@ -60,9 +61,12 @@ class NodeState:
         self.requested: Resources = {}
         self.non_zero_cpu = 0
         self.non_zero_memory = 0
+        self.version = 0
+        """Bumped on every change of the node or of the pods on it (for cached evaluations)."""
         self.set_object(obj, q)
 
     def set_object(self, obj: Mapping[str, Any], q: QuantityCache) -> None:
+        self.version += 1
         self.obj = obj
         meta = obj.get("metadata") or {}
         spec = obj.get("spec") or {}
@@ -81,6 +85,7 @@ class NodeState:
         if entry.key in self.pods:
             self.remove_pod(entry.key)
         self.pods[entry.key] = entry
+        self.version += 1
         requested = self.requested
         for name, value in entry.requests.items():
             requested[name] = requested.get(name, 0) + value
@@ -91,6 +96,7 @@ class NodeState:
         entry = self.pods.pop(key, None)
         if entry is None:
             return None
+        self.version += 1
         requested = self.requested
         for name, value in entry.requests.items():
             requested[name] = requested.get(name, 0) - value

@@ -109,6 +109,26 @@ class PodCycle:
     dra: CycleState
     dra_backed: frozenset[str]
     priority: int
+    shape: str | None = None
+    """Identifies everything Filter and Score look at of this pod, for cached evaluations
+    (None: not cacheable, e.g. claims that are already allocated)."""
+
+
+STATIC_PLUGINS = frozenset({P.NODE_UNSCHEDULABLE, P.NODE_NAME, P.TAINT_TOLERATION, P.NODE_AFFINITY})
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """One node's Filter result and raw scores for one pod shape, and what they depend on."""
+
+    version: int
+    generation: int
+    clock: int
+    pools: tuple[tuple[str, str], ...]
+    status: Status | None
+    raws: tuple[int, ...]
+    allocations: list[dict[str, Any]] | None
+    static: bool
 
 
 @dataclass
@@ -156,6 +176,8 @@ class Scheduler:
         self._static: dict[str, tuple[int, dict[str, Status | None]]] = {}
         self._waiting_claims: dict[str, str] = {}
         self._pod_node: dict[str, str] = {}
+        self._evals: dict[str, dict[str, Evaluation]] = {}
+        self._evals_epoch = -1
         for kind in CREATION_ORDER:
             for obj in store.list(kind):
                 self._on_event(Event("ADDED", kind, obj, None))
@@ -379,13 +401,24 @@ class Scheduler:
             dra_backed=frozenset(mapping),
             priority=self.priority(pod),
         )
+        if status is None and not dra_state.allocated and dra_state.extended is None:
+            cycle.shape = repr(
+                (
+                    self._static_shape(cycle),
+                    sorted(requests.items()),
+                    sorted(cycle.non_zero.items()),
+                    cycle.prefer_tolerations,
+                    cycle.preferred,
+                    dra_state.shape,
+                    bool(dra_state.claims),
+                )
+            )
         return cycle, status
 
-    def _static_filters(self, cycle: PodCycle) -> dict[str, Status | None]:
-        """NodeUnschedulable, NodeName, TaintToleration and NodeAffinity per node, cached per
-        pod shape until a node changes."""
+    @staticmethod
+    def _static_shape(cycle: PodCycle) -> str:
         spec = cycle.spec
-        shape = repr(
+        return repr(
             (
                 spec.get("nodeName"),
                 cycle.tolerations,
@@ -393,6 +426,12 @@ class Scheduler:
                 P.required_affinity(spec),
             )
         )
+
+    def _static_filters(self, cycle: PodCycle) -> dict[str, Status | None]:
+        """NodeUnschedulable, NodeName, TaintToleration and NodeAffinity per node, cached per
+        pod shape until a node changes."""
+        spec = cycle.spec
+        shape = self._static_shape(cycle)
         generation = self.nodes.generation
         cached = self._static.get(shape)
         if cached is not None and cached[0] == generation:
@@ -455,6 +494,7 @@ class Scheduler:
             )
         statuses: dict[str, Status] = {}
         feasible: list[NodeState] = []
+        evals: list[Evaluation] = []
         if status is not None:
             decision.pre_filter = (status.plugin, status.message)
             for node in nodes:
@@ -464,21 +504,39 @@ class Scheduler:
             start = 0 if first_fit else self.next_start_node_index % num_all
             want = self.num_feasible_nodes_to_find(num_all)
             processed = 0
+            cache = self._evaluations(cycle)
+            evaluate = self._evaluate
+            allocator = self.dra.allocator
+            versions = allocator.state.pool_version if allocator is not None else {}
             for i in range(num_all):
                 node = nodes[(start + i) % num_all]
                 processed += 1
-                result = self.run_filters(cycle, node, static)
-                if result is None:
+                ev = cache.get(node.name) if cache is not None else None
+                fresh = ev is not None and ev.version == node.version
+                if fresh and ev is not None and ev.pools:
+                    clock = ev.clock
+                    for pool in ev.pools:
+                        if versions.get(pool, 0) > clock:
+                            fresh = False
+                            break
+                if not fresh:
+                    result = self.run_filters(cycle, node, static)
+                    if result is not None and not result.rejected:
+                        message = f'running "{result.plugin}" filter plugin: {result.message}'
+                        if first_fit:
+                            message = result.message
+                        return self._error(cycle, decision, message)
+                    ev = evaluate(cycle, node, result)
+                    if cache is not None:
+                        cache[node.name] = ev
+                assert ev is not None
+                if ev.status is None:
                     feasible.append(node)
+                    evals.append(ev)
                     if len(feasible) >= want:
                         break
-                elif result.rejected:
-                    statuses[node.name] = result
                 else:
-                    message = f'running "{result.plugin}" filter plugin: {result.message}'
-                    if first_fit:
-                        message = result.message
-                    return self._error(cycle, decision, message)
+                    statuses[node.name] = ev.status
             if not first_fit:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
@@ -494,58 +552,120 @@ class Scheduler:
             )
             rejectors = {s.plugin for s in statuses.values()}
             return self._unschedulable(cycle, decision, message, rejectors)
-        chosen = self._select(cycle, feasible, decision)
+        chosen = self._select(cycle, feasible, evals, decision)
+        ev = evals[next(i for i, n in enumerate(feasible) if n is chosen)]
+        if ev.allocations is not None:
+            cycle.dra.node_allocations[chosen.name] = ev.allocations
         return self._reserve_and_bind(cycle, chosen, decision)
+
+    # --- cached evaluations ---------------------------------------------------------------------
+
+    def _evaluations(self, cycle: PodCycle) -> dict[str, Evaluation] | None:
+        if cycle.shape is None or self.config.policy == "first-fit":
+            return None
+        if self._evals_epoch != self.dra.epoch:
+            self._evals.clear()
+            self._evals_epoch = self.dra.epoch
+        cache = self._evals.get(cycle.shape)
+        if cache is None:
+            if len(self._evals) > 256:
+                self._evals.clear()
+            cache = self._evals[cycle.shape] = {}
+        return cache
+
+    def _fresh(self, ev: Evaluation, node: NodeState) -> bool:
+        if ev.version != node.version:
+            return False
+        if ev.pools:
+            versions = self.dra.allocator.state.pool_version if self.dra.allocator else {}
+            for pool in ev.pools:
+                if versions.get(pool, 0) > ev.clock:
+                    return False
+        return True
+
+    def _evaluate(self, cycle: PodCycle, node: NodeState, status: Status | None) -> Evaluation:
+        """Filter result and raw scores of one node, with what makes them stale."""
+        allocator = self.dra.allocator
+        has_claims = bool(cycle.dra.to_allocate) and allocator is not None
+        pools: tuple[tuple[str, str], ...] = ()
+        clock = 0
+        if has_claims and allocator is not None:
+            pools = allocator.inventory.node_view(node.info).pool_keys
+            clock = allocator.state.clock
+        raws: tuple[int, ...] = ()
+        allocations = None
+        if status is None:
+            raws = self._raw_scores(cycle, node)
+            allocations = cycle.dra.node_allocations.get(node.name)
+        return Evaluation(
+            node.version,
+            self.nodes.generation,
+            clock,
+            pools,
+            status,
+            raws,
+            allocations,
+            status is not None and status.plugin in STATIC_PLUGINS,
+        )
+
+    def _raw_scores(self, cycle: PodCycle, node: NodeState) -> tuple[int, ...]:
+        """Score of each plugin before NormalizeScore, in SCORE_ORDER."""
+        req_cpu = cycle.requests.get(CPU, 0)
+        req_memory = cycle.requests.get(MEMORY, 0)
+        return (
+            P.taint_toleration_score(cycle.prefer_tolerations, node),
+            P.node_affinity_score(cycle.preferred, node) if cycle.preferred else 0,
+            P.least_allocated_score(
+                cycle.non_zero.get(CPU, 0), cycle.non_zero.get(MEMORY, 0), node
+            ),
+            P.balanced_allocation_score(req_cpu, req_memory, node) if req_cpu or req_memory else 0,
+            self.dra.score(cycle.dra, node.name) if cycle.dra.prioritized else 0,
+        )
 
     # --- scoring --------------------------------------------------------------------------------
 
-    def score_nodes(self, cycle: PodCycle, feasible: list[NodeState]) -> list[dict[str, int]]:
-        """Weighted, normalized scores per node (same order as ``feasible``)."""
-        per_plugin: dict[str, list[int]] = {}
-        taint = [P.taint_toleration_score(cycle.prefer_tolerations, n) for n in feasible]
-        per_plugin[P.TAINT_TOLERATION] = P.default_normalize(taint, reverse=True)
-        if cycle.preferred:
-            affinity = [P.node_affinity_score(cycle.preferred, n) for n in feasible]
-            per_plugin[P.NODE_AFFINITY] = P.default_normalize(affinity, reverse=False)
-        else:
-            per_plugin[P.NODE_AFFINITY] = [0] * len(feasible)
-        cpu = cycle.non_zero.get(CPU, 0)
-        memory = cycle.non_zero.get(MEMORY, 0)
-        per_plugin[P.NODE_RESOURCES_FIT] = [
-            P.least_allocated_score(cpu, memory, n) for n in feasible
-        ]
-        req_cpu = cycle.requests.get(CPU, 0)
-        req_memory = cycle.requests.get(MEMORY, 0)
-        if req_cpu or req_memory:
-            per_plugin[P.BALANCED_ALLOCATION] = [
-                P.balanced_allocation_score(req_cpu, req_memory, n) for n in feasible
-            ]
-        else:
-            per_plugin[P.BALANCED_ALLOCATION] = [0] * len(feasible)
+    def score_nodes(self, cycle: PodCycle, evals: list[Evaluation]) -> dict[str, list[int]]:
+        """Weighted, normalized scores per plugin, one entry per feasible node."""
+        columns = list(zip(*(ev.raws for ev in evals), strict=True))
+        taint, affinity, least, balanced, dra = (list(c) for c in columns)
+        per_plugin: dict[str, list[int]] = {
+            P.TAINT_TOLERATION: P.default_normalize(taint, reverse=True),
+            P.NODE_AFFINITY: P.default_normalize(affinity, reverse=False),
+            P.NODE_RESOURCES_FIT: least,
+            P.BALANCED_ALLOCATION: balanced,
+        }
         if not cycle.dra.empty:
-            raw = [self.dra.score(cycle.dra, n.name) for n in feasible]
-            per_plugin[P.DYNAMIC_RESOURCES] = P.default_normalize(raw, reverse=False)
-        out = []
-        for i in range(len(feasible)):
-            out.append(
-                {name: values[i] * P.SCORE_WEIGHTS[name] for name, values in per_plugin.items()}
-            )
-        return out
+            per_plugin[P.DYNAMIC_RESOURCES] = P.default_normalize(dra, reverse=False)
+        for name, values in per_plugin.items():
+            weight = P.SCORE_WEIGHTS[name]
+            if weight != 1:
+                per_plugin[name] = [v * weight for v in values]
+        return per_plugin
 
-    def _select(self, cycle: PodCycle, feasible: list[NodeState], decision: Decision) -> NodeState:
+    def _select(
+        self,
+        cycle: PodCycle,
+        feasible: list[NodeState],
+        evals: list[Evaluation],
+        decision: Decision,
+    ) -> NodeState:
         if len(feasible) == 1:
             return feasible[0]
-        scores = self.score_nodes(cycle, feasible)
-        totals = [sum(s.values()) for s in scores]
+        per_plugin = self.score_nodes(cycle, evals)
+        columns = list(per_plugin.values())
+        totals = [sum(row) for row in zip(*columns, strict=True)]
         best = max(totals)
         tied = [n for n, t in zip(feasible, totals, strict=True) if t == best]
         chosen = tied[0] if self._rng is None else self._rng.choice(tied)
         if len(tied) > 1:
             decision.tied = [n.name for n in tied]
         ranked = sorted(range(len(feasible)), key=lambda i: -totals[i])[:KEEP_SCORES]
-        keep = {i for i in ranked} | {feasible.index(chosen)}
+        chosen_index = next(i for i, n in enumerate(feasible) if n is chosen)
+        if chosen_index not in ranked:
+            ranked.append(chosen_index)
         decision.scores = {
-            feasible[i].name: scores[i] for i in sorted(keep, key=lambda i: -totals[i])
+            feasible[i].name: {name: values[i] for name, values in per_plugin.items()}
+            for i in ranked
         }
         return chosen
 
