@@ -232,7 +232,7 @@ def _dra_details(
             if reason == "request selector false" and selectors:
                 line += f"; selector: {' && '.join(selectors)}"
             summary.append(line)
-        miss = _nearest_miss(scheduler, selectors)
+        miss = _nearest_miss(scheduler, selectors, {n for n, _ in recorders})
         if miss is not None:
             out_entry["nearestMiss"] = miss
             summary.append(f"  nearest miss: {miss}")
@@ -240,8 +240,9 @@ def _dra_details(
     return out
 
 
-def _nearest_miss(scheduler: Scheduler, selectors: list[str]) -> str | None:
-    """For ``device.capacity["d"].c.compareTo(quantity("X")) >= 0``: the device closest to X."""
+def _nearest_miss(scheduler: Scheduler, selectors: list[str], nodes: set[str]) -> str | None:
+    """For ``device.capacity["d"].c.compareTo(quantity("X")) >= 0``: the device closest to X
+    among those that DynamicResources looked at (on ``nodes``, or not bound to one node)."""
     for expression in selectors:
         match = _CAPACITY_COMPARE.search(expression)
         if match is None:
@@ -254,6 +255,8 @@ def _nearest_miss(scheduler: Scheduler, selectors: list[str]) -> str | None:
         best: tuple[Quantity, str, str] | None = None
         allocator = scheduler.dra.ensure_allocator()
         for s in allocator.inventory.slices:
+            if s.node_name and s.node_name not in nodes:
+                continue
             for device in s.devices:
                 info = device.capacity.get(cap) if device.driver == domain else None
                 info = info or device.capacity.get(f"{domain}/{cap}")
