@@ -11,6 +11,7 @@ and build a new dict (copying only what they change) for :meth:`Store.update`.
 
 from __future__ import annotations
 
+import builtins
 import random
 import uuid
 from collections.abc import Callable
@@ -136,6 +137,15 @@ class Store:
             return None
         return self._objects[entry[0]].get(entry[1])
 
+    def dependents(self, owner_uid: str) -> builtins.list[dict[str, Any]]:
+        """Objects with an owner reference to ``owner_uid`` (what the GC would collect)."""
+        found = []
+        for kind, key in sorted(self._dependents.get(owner_uid, ())):
+            obj = self._objects[kind].get(key)
+            if obj is not None:
+                found.append(obj)
+        return found
+
     @property
     def resource_version(self) -> int:
         """The newest resourceVersion handed out."""
@@ -144,6 +154,10 @@ class Store:
     def subscribe(self, handler: Handler) -> None:
         """Call ``handler`` synchronously for every later change, in order."""
         self._handlers.append(handler)
+
+    def unsubscribe(self, handler: Handler) -> None:
+        """Stop calling ``handler`` (one subscription of it)."""
+        self._handlers.remove(handler)
 
     # --- writing ---------------------------------------------------------------------------
 
