@@ -106,6 +106,8 @@ class CycleState:
     unavailable: set[int] = field(default_factory=set)
     allocated: list[int] = field(default_factory=list)
     prioritized: bool = False
+    complete: bool = False
+    """PreFilter got through (upstream's claim store is filled only then)."""
 
     @property
     def empty(self) -> bool:
@@ -298,6 +300,7 @@ class DynamicResources:
             if problem_status is not None:
                 return state, problem_status
         state.claims = claims
+        state.complete = True
         if state.to_allocate:
             to_allocate = [claims[i] for i in state.to_allocate]
             state.shape = json.dumps([c.get("spec") for c in to_allocate], sort_keys=True)
@@ -500,7 +503,7 @@ class DynamicResources:
 
     def post_filter(self, state: CycleState, pod: Mapping[str, Any]) -> str:
         """Deallocate one allocated claim that blocks the pod, if only this pod uses it."""
-        if state.empty:
+        if state.empty or not state.complete:
             return "no new claims to deallocate"
         uid = (pod.get("metadata") or {}).get("uid")
         for index in sorted(state.unavailable):
