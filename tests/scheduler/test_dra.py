@@ -206,3 +206,35 @@ def test_implicit_extended_resource_name_and_device_plugin_node() -> None:
     # n1 offers the resource itself (device plugin): nothing is allocated through DRA.
     assert (decision.result, decision.node) == ("Scheduled", "n1")
     assert store.list("ResourceClaim") == []
+
+
+def test_cached_evaluations_follow_allocations_and_node_changes() -> None:
+    objects: list[dict[str, Any]] = [device_class()]
+    for i in range(3):
+        objects += [node(f"n{i}"), slice_(f"n{i}", [gpu(f"g{i}")])]
+    for i in range(4):
+        objects += [claim(f"c{i}"), pod(f"p{i}", claims=[f"c{i}"])]
+    store, scheduler = cluster(*objects)
+    decisions = run(scheduler)
+    assert sorted(d.node for d in decisions if d.node) == ["n0", "n1", "n2"]
+    assert decisions[-1].result == "Unschedulable"
+    # Cordoning a node and freeing its device: the cached results for n0 must not be reused.
+    n0 = store.get("Node", "n0")
+    assert n0 is not None
+    store.update({**n0, "spec": {"unschedulable": True}})
+    owner = next(d.pod for d in decisions if d.node == "n0").split("/")[1]
+    store.delete("Pod", owner, "default")
+    c = _claim(store, f"c{owner[1:]}")
+    store.update({**c, "status": {}})
+    (retry,) = run(scheduler)
+    assert retry.result == "Unschedulable"
+    assert retry.filter_reasons["n0"] == ("NodeUnschedulable", "node(s) were unschedulable")
+    store.update(
+        {
+            **n0,
+            "spec": {},
+            "metadata": {k: v for k, v in n0["metadata"].items() if k != "resourceVersion"},
+        }
+    )
+    (placed,) = run(scheduler)
+    assert (placed.result, placed.node) == ("Scheduled", "n0")

@@ -128,7 +128,7 @@ class DynamicResources:
         self._counted: dict[str, list[dict[str, Any]]] = {}
         self.pending: set[str] = set()
         """Claim uids whose allocation is in flight (Reserve done, PreBind not yet)."""
-        self._memo: dict[str, dict[str, tuple[int, Outcome, tuple[tuple[str, str], ...]]]] = {}
+        self._memo: dict[str, dict[Any, tuple[int, Outcome, tuple[tuple[str, str], ...]]]] = {}
         self._class_mapping: dict[str, str] | None = None
         self.allocate_calls = 0
         self.epoch = 0
@@ -479,7 +479,7 @@ class DynamicResources:
         memo = self._memo.get(shape)
         if memo is None:
             memo = self._memo[shape] = {}
-        cached = memo.get(node.name)
+        cached = memo.get(node.info.key)
         state = allocator.state
         versions = state.pool_version
         if cached is not None:
@@ -496,7 +496,7 @@ class DynamicResources:
         )
         if reusable and (outcome.error is None or outcome.node_local):
             pools = allocator.inventory.node_view(node.info).pool_keys
-            memo[node.name] = (state.clock, outcome, pools)
+            memo[node.info.key] = (state.clock, outcome, pools)
         return outcome
 
     # --- PostFilter ---------------------------------------------------------------------------

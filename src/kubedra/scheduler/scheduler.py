@@ -199,6 +199,8 @@ class Scheduler:
         if kind == "Node":
             if event.type == "DELETED":
                 self.nodes.remove(obj["metadata"]["name"])
+                for cache in self._evals.values():
+                    cache.pop(obj["metadata"]["name"], None)
             else:
                 node = self.nodes.upsert(obj, self.q)
                 if event.type == "ADDED":
