@@ -192,16 +192,32 @@ class SchedulingQueue:
         return self._where.get(key)
 
     def move(
-        self, plugins: set[str], now: float, wants: Callable[[QueuedPod], bool] | None = None
+        self,
+        plugins: set[str],
+        now: float,
+        wants: Callable[[QueuedPod], bool] | None = None,
+        keys: Iterable[str] | None = None,
     ) -> int:
         """Move unschedulable pods that one of ``plugins`` rejected (and that ``wants``
-        accepts) to the backoffQ; returns how many moved."""
+        accepts; only ``keys`` when given) to the backoffQ; returns how many moved."""
+        chosen = set(keys) if keys is not None else None
         if self._in_flight is not None:
             # Events during a scheduling cycle are replayed when its pod turns out
             # unschedulable (upstream's in-flight events).
-            self._in_flight_events.append((plugins, wants))
+            replay = wants
+            if chosen is not None:
+                only = chosen
+
+                def replay(entry: QueuedPod) -> bool:
+                    return entry.key in only and (wants is None or wants(entry))
+
+            self._in_flight_events.append((plugins, replay))
+        if chosen is None:
+            candidates = list(self._unschedulable)
+        else:
+            candidates = [k for k in chosen if k in self._unschedulable]
         moved = 0
-        for key in list(self._unschedulable):
+        for key in candidates:
             entry = self.pods[key]
             if self._wanted(entry, plugins, wants):
                 self._push_backoff(entry, now)

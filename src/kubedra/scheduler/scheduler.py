@@ -176,6 +176,8 @@ class Scheduler:
         self._static: dict[str, tuple[int, dict[str, Status | None]]] = {}
         self._waiting_claims: dict[str, str] = {}
         self._pod_node: dict[str, str] = {}
+        self._claim_users: dict[str, set[str]] = {}
+        self._pod_claim_keys: dict[str, set[str]] = {}
         self._evals: dict[str, dict[str, Evaluation]] = {}
         self._evals_epoch = -1
         for kind in CREATION_ORDER:
@@ -240,30 +242,41 @@ class Scheduler:
             return
         old_alloc = ((event.old or {}).get("status") or {}).get("allocation")
         new_alloc = (event.obj.get("status") or {}).get("allocation")
+        users = self._claim_users.get(key, set())
         if event.type == "ADDED":
-            for entry in self.queue.gated():
-                pod = self._pod(entry.key)
-                if pod is not None:
-                    self.queue.requeue_gated(entry.key, self.dra.pre_enqueue(pod), self._now())
+            for pk in list(users):
+                pod = self._pod(pk)
+                if pod is not None and self.queue.where(pk) == "gated":
+                    self.queue.requeue_gated(pk, self.dra.pre_enqueue(pod), self._now())
         if old_alloc is not None and new_alloc is None:
             self._move({P.DYNAMIC_RESOURCES})
             return
         if event.old is not None and (event.old.get("status") == event.obj.get("status")):
             return
 
-        def uses_claim(entry: QueuedPod) -> bool:
-            pod = self._pod(entry.key)
-            if pod is None:
-                return False
-            namespace = pod["metadata"].get("namespace")
-            return any(
-                f"{namespace}/{name}" == key for _, name, _, _ in pod_claim_names(pod) if name
-            )
-
-        self._move({P.DYNAMIC_RESOURCES}, uses_claim)
+        if users:
+            self.queue.move({P.DYNAMIC_RESOURCES}, self._now(), keys=list(users))
 
     def _move(self, plugins: set[str], wants: Any = None) -> None:
         self.queue.move(plugins, self._now(), wants)
+
+    def _index_claims(self, key: str, pod: Mapping[str, Any] | None) -> None:
+        """Which claims a queued pod refers to (for claim events), kept per pod."""
+        new: set[str] = set()
+        if pod is not None:
+            namespace = (pod.get("metadata") or {}).get("namespace")
+            new = {f"{namespace}/{name}" for _, name, _, _ in pod_claim_names(pod) if name}
+        old = self._pod_claim_keys.pop(key, set())
+        for ck in old - new:
+            users = self._claim_users.get(ck)
+            if users is not None:
+                users.discard(key)
+                if not users:
+                    del self._claim_users[ck]
+        for ck in new:
+            self._claim_users.setdefault(ck, set()).add(key)
+        if new:
+            self._pod_claim_keys[key] = new
 
     def _pod(self, key: str) -> dict[str, Any] | None:
         namespace, _, name = key.partition("/")
@@ -277,6 +290,7 @@ class Scheduler:
         old = event.old or {}
         old_node = (old.get("spec") or {}).get("nodeName")
         if gone:
+            self._index_claims(key, None)
             self.queue.remove(key)
             self._forget(key)
             if node_name or old_node:
@@ -286,6 +300,7 @@ class Scheduler:
                 self._drop_waiting_claims(waiting)
             return
         if node_name:
+            self._index_claims(key, None)
             self.queue.remove(key)
             self._assumed.pop(key, None)
             if self._pod_node.get(key) != node_name:
@@ -298,6 +313,7 @@ class Scheduler:
             return
         if key in self.waiting:
             return
+        self._index_claims(key, pod)
         where = self.queue.where(key)
         if where is None:
             self.queue.add(key, self.priority(pod), self.dra.pre_enqueue(pod))
