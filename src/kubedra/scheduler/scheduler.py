@@ -553,10 +553,10 @@ class Scheduler:
         decision.feasible_nodes = len(feasible)
         decision.filter_reasons = {n: (s.plugin, s.message) for n, s in statuses.items()}
         if not feasible:
-            post, nominated = self._post_filter(cycle, statuses, nodes)
-            if nominated is not None:
-                decision.nominated = nominated
-                self._nominate(cycle, nominated)
+            post, nominee = self._post_filter(cycle, statuses, nodes)
+            if nominee is not None:
+                decision.nominated = nominee
+                self._nominate(cycle, nominee)
             message = fit_error(
                 num_all,
                 statuses,
