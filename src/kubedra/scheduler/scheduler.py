@@ -95,6 +95,7 @@ class Decision:
             "allocations": self.allocations,
             "evaluatedNodes": self.evaluated_nodes,
             "feasibleNodes": self.feasible_nodes,
+            "nominatedNode": self.nominated,
         }
 
 
