@@ -786,31 +786,35 @@ class Scheduler:
 
     # --- outcomes -------------------------------------------------------------------------------
 
-    def _set_condition(
-        self, pod: dict[str, Any], reason: str | None, message: str | None
-    ) -> dict[str, Any]:
-        status = dict(pod.get("status") or {})
-        conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
-        old = next(
-            (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), None
-        )
+    def _conditions(
+        self, pod: Mapping[str, Any], reason: str | None, message: str | None
+    ) -> list[dict[str, Any]] | None:
+        """The pod's conditions with PodScheduled set (None when it already says so)."""
+        current = (pod.get("status") or {}).get("conditions") or []
+        old = next((c for c in current if c.get("type") == "PodScheduled"), None)
         value = "True" if reason is None else "False"
         cond: dict[str, Any] = {"type": "PodScheduled", "status": value}
         if reason is not None:
             cond["reason"] = reason
             cond["message"] = message
         if old is not None and all(old.get(k) == v for k, v in cond.items()):
-            return pod
+            return None
         cond["lastProbeTime"] = None
         cond["lastTransitionTime"] = (
             old["lastTransitionTime"]
             if old is not None and old.get("status") == value and old.get("lastTransitionTime")
             else self.clock.timestamp()
         )
-        conditions.append(cond)
-        status["conditions"] = conditions
+        return [c for c in current if c.get("type") != "PodScheduled"] + [cond]
+
+    def _set_condition(
+        self, pod: dict[str, Any], reason: str | None, message: str | None
+    ) -> dict[str, Any]:
         current = self.store.get("Pod", pod["metadata"]["name"], pod["metadata"].get("namespace"))
         base = current if current is not None else pod
+        conditions = self._conditions(base, reason, message)
+        if conditions is None:
+            return base
         return self.store.update(
             {**base, "status": {**(base.get("status") or {}), "conditions": conditions}}
         )
@@ -865,9 +869,13 @@ class Scheduler:
         if current is None:
             self._unreserve(cycle, node_name)
             return self._error(cycle, decision, "pod was deleted")
+        # The binding subresource: spec.nodeName and PodScheduled=True in one write.
         spec = {**(current.get("spec") or {}), "nodeName": node_name}
-        bound = self.store.update({**current, "spec": spec})
-        self._set_condition(bound, None, None)
+        status = dict(current.get("status") or {})
+        conditions = self._conditions(current, None, None)
+        if conditions is not None:
+            status["conditions"] = conditions
+        self.store.update({**current, "spec": spec, "status": status})
         decision.result = "Scheduled"
         decision.node = node_name
         decision.message = None
