@@ -48,8 +48,9 @@ from kubedra.scheduler.status import (
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 SCHEDULER_NAME = "default-scheduler"
-KEEP_SCORES = 10
-"""How many of the best-scored nodes a Decision keeps the per-plugin scores of."""
+KEEP_SCORES = 3
+"""How many of the best-scored nodes a Decision keeps the per-plugin scores of (upstream's
+numberOfHighestScoredNodesToReport), plus the chosen one."""
 
 Result = Literal["Scheduled", "Unschedulable", "Error", "WaitingForBinding"]
 
@@ -73,6 +74,10 @@ class Decision:
     result: Result
     message: str | None = None
     filter_reasons: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Node -> (plugin, reason) for every rejected node; for a placed pod only the counts
+    are kept (``rejections``), so that a long simulation does not hold every node's reason."""
+    rejections: dict[str, int] = field(default_factory=dict)
+    """Reason -> how many of the evaluated nodes it rejected."""
     scores: dict[str, dict[str, int]] = field(default_factory=dict)
     tied: list[str] = field(default_factory=list)
     allocations: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -90,6 +95,7 @@ class Decision:
             "result": self.result,
             "message": self.message,
             "filterReasons": {n: list(r) for n, r in self.filter_reasons.items()},
+            "rejections": self.rejections,
             "scores": self.scores,
             "tied": self.tied,
             "allocations": self.allocations,
@@ -562,8 +568,10 @@ class Scheduler:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
         decision.feasible_nodes = len(feasible)
-        decision.filter_reasons = {n: (s.plugin, s.message) for n, s in statuses.items()}
+        for st in statuses.values():
+            decision.rejections[st.message] = decision.rejections.get(st.message, 0) + 1
         if not feasible:
+            decision.filter_reasons = {n: (st.plugin, st.message) for n, st in statuses.items()}
             post, nominee = self._post_filter(cycle, statuses, nodes)
             if nominee is not None:
                 decision.nominated = nominee
