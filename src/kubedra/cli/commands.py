@@ -9,7 +9,15 @@ from collections.abc import Callable
 
 import typer
 
-from kubedra.cli import driver_cmd, features_cmd, kubelet_sim_cmd, snapshot_cmd, validate
+from kubedra.cli import (
+    driver_cmd,
+    explain_cmd,
+    features_cmd,
+    kubelet_sim_cmd,
+    simulate_cmd,
+    snapshot_cmd,
+    validate,
+)
 from kubedra.conformance import cli as conformance_cli
 
 REGISTRARS: list[Callable[[typer.Typer], None]] = [
@@ -19,4 +27,6 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     driver_cmd.register,
     kubelet_sim_cmd.register,
     conformance_cli.register,
+    explain_cmd.register,
+    simulate_cmd.register,
 ]

@@ -1,0 +1,46 @@
+"""Simulated time: every timestamp the control plane writes comes from here."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+"""The fixed instant a simulation starts at, so that its output is the same on every run."""
+
+
+class SimClock:
+    """A clock that moves only when told to (tolerationSeconds, retries, timeline steps)."""
+
+    def __init__(self, start: datetime = START) -> None:
+        self._now = start
+
+    def now(self) -> datetime:
+        return self._now
+
+    def advance(self, seconds: float) -> None:
+        """Move forward; moving backwards is a bug in the caller."""
+        if seconds < 0:
+            raise ValueError(f"cannot move the clock back by {-seconds} seconds")
+        self._now += timedelta(seconds=seconds)
+
+    def advance_to(self, moment: datetime) -> None:
+        """Move forward to ``moment`` (no-op when it is already past)."""
+        if moment > self._now:
+            self._now = moment
+
+    def timestamp(self) -> str:
+        """``now`` as the API writes a metav1.Time (RFC 3339, whole seconds, UTC)."""
+        return format_time(self._now)
+
+
+def format_time(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(text: str) -> datetime | None:
+    """A metav1.Time from the wire; None for anything that does not parse."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -1,0 +1,53 @@
+"""The kinds the store serves, with the names the apiserver uses for them in messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class KindInfo:
+    kind: str
+    api_version: str
+    resource: str
+    """Plural resource name, e.g. ``resourceclaims``."""
+    namespaced: bool
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def group_resource(self) -> str:
+        """``resourceclaims.resource.k8s.io`` (``pods`` for the core group), as in messages."""
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+    @property
+    def qualified_kind(self) -> str:
+        """``ResourceClaim.resource.k8s.io`` (``Pod`` for the core group), as in Invalid."""
+        return f"{self.kind}.{self.group}" if self.group else self.kind
+
+
+_RESOURCE = "resource.k8s.io/v1"
+
+KINDS: dict[str, KindInfo] = {
+    info.kind: info
+    for info in (
+        KindInfo("Namespace", "v1", "namespaces", False),
+        KindInfo("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False),
+        KindInfo("DeviceClass", _RESOURCE, "deviceclasses", False),
+        KindInfo("Node", "v1", "nodes", False),
+        KindInfo("ResourceSlice", _RESOURCE, "resourceslices", False),
+        KindInfo("DeviceTaintRule", _RESOURCE, "devicetaintrules", False),
+        KindInfo("ResourceClaimTemplate", _RESOURCE, "resourceclaimtemplates", True),
+        KindInfo("ResourceClaim", _RESOURCE, "resourceclaims", True),
+        KindInfo("Pod", "v1", "pods", True),
+    )
+}
+"""Supported kinds in the order a simulation creates them (what others depend on first)."""
+
+CREATION_ORDER: tuple[str, ...] = tuple(KINDS)
+
+
+def kind_info(kind: str) -> KindInfo | None:
+    return KINDS.get(kind)

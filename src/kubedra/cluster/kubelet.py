@@ -1,0 +1,116 @@
+"""A simulated kubelet: a pod bound to a node starts running once its claims are ready.
+
+Like the kubelet, it waits until every claim of the pod exists, is allocated and is reserved
+for the pod (NodePrepareResources needs that); then the pod gets ``phase: Running``, the
+usual conditions and one running status per container. Nothing ever stops or fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubedra.cluster.clock import SimClock
+from kubedra.cluster.events import Event
+from kubedra.cluster.podclaims import ClaimNotCreated, claim_name, is_reserved_for_pod
+from kubedra.cluster.store import Store
+from kubedra.cluster.workqueue import WorkQueue
+
+_READY_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
+
+
+class Kubelet:
+    """Every node's kubelet at once."""
+
+    def __init__(self, store: Store, clock: SimClock) -> None:
+        self.store = store
+        self.clock = clock
+        self.queue: WorkQueue[tuple[str, str]] = WorkQueue()
+        self._waiting: dict[str, set[tuple[str, str]]] = {}
+        store.subscribe(self._on_event)
+
+    def _on_event(self, event: Event) -> None:
+        if event.type == "DELETED":
+            return
+        obj = event.obj
+        meta = obj["metadata"]
+        if event.kind == "Pod":
+            if _wants_start(obj):
+                self.queue.add((meta["namespace"], meta["name"]))
+        elif event.kind == "ResourceClaim":
+            for key in self._waiting.pop(f"{meta['namespace']}/{meta['name']}", ()):
+                self.queue.add(key)
+
+    def sync(self) -> bool:
+        """Start every bound pod that can start; True when one did."""
+        started = False
+        while self.queue:
+            key = self.queue.pop()
+            assert key is not None
+            pod = self.store.get("Pod", key[1], key[0])
+            if pod is not None and _wants_start(pod) and self._claims_ready(pod):
+                self.store.update(pod | {"status": self._running_status(pod)})
+                started = True
+        return started
+
+    def _claims_ready(self, pod: dict[str, Any]) -> bool:
+        namespace = pod["metadata"]["namespace"]
+        key = (namespace, pod["metadata"]["name"])
+        for entry in pod["spec"].get("resourceClaims") or []:
+            try:
+                ref = claim_name(pod, entry)
+            except (ClaimNotCreated, ValueError):
+                return False
+            if ref.name is None:
+                continue
+            claim = self.store.get("ResourceClaim", ref.name, namespace)
+            if claim is None or not is_reserved_for_pod(pod, claim):
+                self._waiting.setdefault(f"{namespace}/{ref.name}", set()).add(key)
+                return False
+        return True
+
+    def _running_status(self, pod: dict[str, Any]) -> dict[str, Any]:
+        now = self.clock.timestamp()
+        status = dict(pod.get("status") or {})
+        conditions = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
+        present = {c.get("type") for c in conditions}
+        for condition in _READY_CONDITIONS:
+            if condition not in present:
+                conditions.append({"type": condition, "status": "True", "lastTransitionTime": now})
+        order = {name: i for i, name in enumerate((*_READY_CONDITIONS, "PodScheduled"))}
+        conditions.sort(key=lambda c: order.get(c.get("type"), len(order)))
+        status["phase"] = "Running"
+        status["conditions"] = conditions
+        status["startTime"] = status.get("startTime") or now
+        node = self.store.get("Node", pod["spec"]["nodeName"])
+        host_ip = _internal_ip(node) if node is not None else None
+        if host_ip:
+            status["hostIP"] = host_ip
+            status["hostIPs"] = [{"ip": host_ip}]
+        status["containerStatuses"] = [
+            {
+                "name": container.get("name"),
+                "image": container.get("image", ""),
+                "imageID": "",
+                "ready": True,
+                "started": True,
+                "restartCount": 0,
+                "state": {"running": {"startedAt": now}},
+            }
+            for container in pod["spec"].get("containers") or []
+        ]
+        return status
+
+
+def _wants_start(pod: dict[str, Any]) -> bool:
+    return (
+        bool((pod.get("spec") or {}).get("nodeName"))
+        and (pod.get("status") or {}).get("phase", "Pending") == "Pending"
+        and "deletionTimestamp" not in pod["metadata"]
+    )
+
+
+def _internal_ip(node: dict[str, Any]) -> str | None:
+    for address in (node.get("status") or {}).get("addresses") or []:
+        if address.get("type") == "InternalIP":
+            return str(address.get("address"))
+    return None

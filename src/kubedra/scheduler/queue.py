@@ -1,0 +1,236 @@
+"""The scheduling queue: PrioritySort's activeQ, a backoffQ and the unschedulable pods.
+
+Pods are ordered by priority, then by the time they were (re)queued (a sequence number, so
+that equal times keep their order). A pod that could not be placed waits among the
+unschedulable pods until an event that one of the plugins that rejected it registered for
+could make it schedulable (simplified queueing hints); it then goes through the backoffQ
+(1s doubling to 10s after each attempt, as upstream). Like upstream with
+SchedulerPopFromBackoffQ, a pod is taken from the backoffQ when the activeQ is empty, so the
+simulation needs no clock advance for backoff. Pods that PreEnqueue rejects (DynamicResources:
+a claim is missing) are gated until their claims exist.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+INITIAL_BACKOFF_SECONDS = 1.0
+MAX_BACKOFF_SECONDS = 10.0
+ANY_EVENT = "*"
+"""Rejector of a pod that failed with an error: every registered event retries it."""
+
+
+def backoff_seconds(attempts: int) -> float:
+    duration = INITIAL_BACKOFF_SECONDS
+    for _ in range(1, attempts):
+        if duration > MAX_BACKOFF_SECONDS - duration:
+            return MAX_BACKOFF_SECONDS
+        duration += duration
+    return duration
+
+
+@dataclass
+class QueuedPod:
+    key: str
+    priority: int
+    seq: int
+    attempts: int = 0
+    rejectors: set[str] = field(default_factory=set)
+    gate: str | None = None
+    ready_at: float = 0.0
+
+
+class SchedulingQueue:
+    """activeQ (heap by priority, then sequence), backoffQ, unschedulable and gated pods."""
+
+    def __init__(self) -> None:
+        self.pods: dict[str, QueuedPod] = {}
+        self._active: list[tuple[int, int, str]] = []
+        self._backoff: list[tuple[float, int, str]] = []
+        self._where: dict[str, str] = {}
+        self._unschedulable: dict[str, None] = {}
+        self._gated: dict[str, None] = {}
+        self._in_flight_events: list[tuple[set[str], Callable[[QueuedPod], bool] | None]] = []
+        self._in_flight: str | None = None
+        self._seq = 0
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    # --- adding and removing ------------------------------------------------------------------
+
+    def add(self, key: str, priority: int, gate: str | None) -> None:
+        entry = self.pods.get(key)
+        if entry is not None:
+            entry.priority = priority
+            return
+        entry = QueuedPod(key, priority, self._next_seq())
+        self.pods[key] = entry
+        if gate is not None:
+            entry.gate = gate
+            self._where[key] = "gated"
+            self._gated[key] = None
+        else:
+            self._push_active(entry)
+
+    def add_failed(self, key: str, priority: int) -> None:
+        """A pod that failed outside a scheduling cycle (in PreBind): counts as one attempt."""
+        entry = self.pods.get(key)
+        if entry is None:
+            entry = self.pods[key] = QueuedPod(key, priority, self._next_seq())
+        entry.attempts += 1
+        self._where[key] = "in-flight"
+
+    def remove(self, key: str) -> None:
+        if self._in_flight == key:
+            self._in_flight = None
+        self.pods.pop(key, None)
+        self._where.pop(key, None)
+        self._unschedulable.pop(key, None)
+        self._gated.pop(key, None)
+
+    def _push_active(self, entry: QueuedPod) -> None:
+        self._unschedulable.pop(entry.key, None)
+        entry.seq = self._next_seq()
+        self._where[entry.key] = "active"
+        heapq.heappush(self._active, (-entry.priority, entry.seq, entry.key))
+
+    def _push_backoff(self, entry: QueuedPod, now: float) -> None:
+        ready = entry.ready_at
+        if ready <= now:
+            self._push_active(entry)
+            return
+        self._unschedulable.pop(entry.key, None)
+        entry.seq = self._next_seq()
+        self._where[entry.key] = "backoff"
+        heapq.heappush(self._backoff, (ready, entry.seq, entry.key))
+
+    # --- popping ------------------------------------------------------------------------------
+
+    def _flush_backoff(self, now: float) -> None:
+        while self._backoff and self._backoff[0][0] <= now:
+            _, seq, key = heapq.heappop(self._backoff)
+            entry = self.pods.get(key)
+            if entry is not None and entry.seq == seq and self._where.get(key) == "backoff":
+                self._push_active(entry)
+
+    def has_work(self, now: float) -> bool:
+        self._flush_backoff(now)
+        heaps: tuple[tuple[list[Any], str], ...] = (
+            (self._active, "active"),
+            (self._backoff, "backoff"),
+        )
+        for heap, where in heaps:
+            while heap and not self._valid(heap[0][1], heap[0][2], where):
+                heapq.heappop(heap)
+            if heap:
+                return True
+        return False
+
+    def _valid(self, seq: int, key: str, where: str) -> bool:
+        entry = self.pods.get(key)
+        return entry is not None and entry.seq == seq and self._where.get(key) == where
+
+    def pop(self, now: float) -> QueuedPod | None:
+        """The next pod to schedule: activeQ first, else the backoffQ's earliest."""
+        self._flush_backoff(now)
+        heaps: tuple[tuple[list[Any], str], ...] = (
+            (self._active, "active"),
+            (self._backoff, "backoff"),
+        )
+        for heap, where in heaps:
+            while heap:
+                item = heapq.heappop(heap)
+                if self._valid(item[1], item[2], where):
+                    entry = self.pods[item[2]]
+                    self._where[entry.key] = "in-flight"
+                    self._in_flight_events = []
+                    self._in_flight = entry.key
+                    entry.attempts += 1
+                    return entry
+        return None
+
+    # --- after an attempt ---------------------------------------------------------------------
+
+    def done(self, key: str) -> None:
+        """The pod was placed (or is waiting in PreBind): it leaves the queue."""
+        self.remove(key)
+
+    def unschedulable(self, key: str, rejectors: Iterable[str], now: float) -> None:
+        entry = self.pods.get(key)
+        if entry is None:
+            return
+        entry.rejectors = set(rejectors) or {ANY_EVENT}
+        entry.ready_at = now + backoff_seconds(entry.attempts)
+        self._where[key] = "unschedulable"
+        self._unschedulable[key] = None
+        events, self._in_flight_events = self._in_flight_events, []
+        self._in_flight = None
+        for plugins, wants in events:
+            if self._wanted(entry, plugins, wants):
+                self._push_backoff(entry, now)
+                return
+
+    def requeue_gated(self, key: str, gate: str | None, now: float) -> None:
+        """PreEnqueue ran again for a gated pod."""
+        entry = self.pods.get(key)
+        if entry is None or self._where.get(key) != "gated":
+            return
+        entry.gate = gate
+        if gate is None:
+            self._gated.pop(key, None)
+            self._push_active(entry)
+
+    def gated(self) -> list[QueuedPod]:
+        return [self.pods[k] for k in self._gated]
+
+    def where(self, key: str) -> str | None:
+        return self._where.get(key)
+
+    def move(
+        self,
+        plugins: set[str],
+        now: float,
+        wants: Callable[[QueuedPod], bool] | None = None,
+        keys: Iterable[str] | None = None,
+    ) -> int:
+        """Move unschedulable pods that one of ``plugins`` rejected (and that ``wants``
+        accepts; only ``keys`` when given) to the backoffQ; returns how many moved."""
+        chosen = set(keys) if keys is not None else None
+        if self._in_flight is not None:
+            # Events during a scheduling cycle are replayed when its pod turns out
+            # unschedulable (upstream's in-flight events).
+            replay = wants
+            if chosen is not None:
+                only = chosen
+
+                def replay(entry: QueuedPod) -> bool:
+                    return entry.key in only and (wants is None or wants(entry))
+
+            self._in_flight_events.append((plugins, replay))
+        if chosen is None:
+            candidates = list(self._unschedulable)
+        else:
+            candidates = [k for k in chosen if k in self._unschedulable]
+        moved = 0
+        for key in candidates:
+            entry = self.pods[key]
+            if self._wanted(entry, plugins, wants):
+                self._push_backoff(entry, now)
+                moved += 1
+        return moved
+
+    @staticmethod
+    def _wanted(
+        entry: QueuedPod, plugins: set[str], wants: Callable[[QueuedPod], bool] | None
+    ) -> bool:
+        if not (entry.rejectors & plugins or ANY_EVENT in entry.rejectors):
+            return False
+        return wants is None or wants(entry)
+
+    def unschedulable_pods(self) -> list[QueuedPod]:
+        return [self.pods[k] for k in self._unschedulable]
