@@ -1,0 +1,123 @@
+"""kubectl (the real binary) against the simulated cluster: the scheduler reacts live."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import DATA, Served
+
+
+def test_kubectl_create_pod_gets_scheduled_and_its_claim_allocated(served_cli: Served) -> None:
+    out = served_cli.kubectl("create", "-f", str(DATA / "gpu-pod.yaml"))
+    assert out.splitlines() == [
+        "resourceclaim.resource.k8s.io/gpu-claim created",
+        "pod/trainer created",
+    ]
+    waited = served_cli.kubectl(
+        "wait", "--for=condition=PodScheduled", "pod/trainer", "--timeout=30s"
+    )
+    assert waited.strip() == "pod/trainer condition met"
+    pod = json.loads(served_cli.kubectl("get", "pod", "trainer", "-o", "json"))
+    assert pod["spec"]["nodeName"] == "node-1"
+    claim = json.loads(served_cli.kubectl("get", "resourceclaim", "gpu-claim", "-o", "json"))
+    results = claim["status"]["allocation"]["devices"]["results"]
+    assert [(r["driver"], r["pool"], r["device"], r["request"]) for r in results] == [
+        ("gpu.example.com", "node-1", "gpu-0", "gpu")
+    ]
+    assert claim["status"]["reservedFor"] == [
+        {"resource": "pods", "name": "trainer", "uid": pod["metadata"]["uid"]}
+    ]
+
+
+def test_kubectl_get_tables_like_the_apiserver(served: Served) -> None:
+    served.kubectl("create", "-f", str(DATA / "gpu-pod.yaml"))
+    served.kubectl("create", "-f", str(DATA / "pending-claim.yaml"))
+    claims = served.kubectl("get", "resourceclaims", "-o", "wide").splitlines()
+    assert [line.split() for line in claims] == [
+        ["NAME", "STATE", "AGE"],
+        ["gpu-claim", "allocated,reserved", "0s"],
+        ["unused", "pending", "0s"],
+    ]
+    pods = served.kubectl("get", "pods", "-o", "wide").splitlines()
+    assert pods[0].split() == [
+        "NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED", "NODE",
+        "READINESS", "GATES",
+    ]  # fmt: skip
+    assert pods[1].split() == [
+        "trainer", "1/1", "Running", "0", "0s", "<none>", "node-1", "<none>", "<none>"
+    ]  # fmt: skip
+    slices = served.kubectl("get", "resourceslices").splitlines()
+    assert [line.split() for line in slices] == [
+        ["NAME", "NODE", "DRIVER", "POOL", "AGE"],
+        ["node-1-gpu", "node-1", "gpu.example.com", "node-1", "0s"],
+    ]
+    across = served.kubectl("get", "pods", "-A").splitlines()
+    assert across[0].split()[:2] == ["NAMESPACE", "NAME"]
+    assert across[1].split()[:2] == ["default", "trainer"]
+
+
+def test_kubectl_describe_pod_shows_node_claims_and_scheduling_event(served: Served) -> None:
+    served.kubectl("create", "-f", str(DATA / "gpu-pod.yaml"))
+    described = served.kubectl("describe", "pod", "trainer")
+    lines = [line.split() for line in described.splitlines()]
+    assert ["Name:", "trainer"] in lines
+    assert ["Node:", "node-1/"] in lines or ["Node:", "node-1"] in lines
+    assert ["Status:", "Running"] in lines
+    assert ["PodScheduled", "True"] in lines
+    scheduled = [line for line in lines if line[:2] == ["Normal", "Scheduled"]]
+    assert len(scheduled) == 1
+    assert scheduled[0][-5:] == ["Successfully", "assigned", "default/trainer", "to", "node-1"]
+
+
+def test_kubectl_apply_creates_new_objects_with_last_applied(served: Served) -> None:
+    out = served.kubectl("apply", "-f", str(DATA / "gpu-pod.yaml"))
+    assert out.splitlines() == [
+        "resourceclaim.resource.k8s.io/gpu-claim created",
+        "pod/trainer created",
+    ]
+    pod = json.loads(served.kubectl("get", "pod", "trainer", "-o", "json"))
+    annotations = pod["metadata"]["annotations"]
+    applied = json.loads(annotations["kubectl.kubernetes.io/last-applied-configuration"])
+    assert applied["metadata"] == {"annotations": {}, "name": "trainer", "namespace": "default"}
+    assert pod["spec"]["nodeName"] == "node-1"
+
+
+def test_kubectl_delete_pod_releases_its_claim(served: Served) -> None:
+    served.kubectl("create", "-f", str(DATA / "gpu-pod.yaml"))
+    out = served.kubectl("delete", "pod", "trainer", "--timeout=30s")
+    assert out.strip() == 'pod "trainer" deleted from default namespace'
+    missing = served.kubectl("get", "pod", "trainer", check=False)
+    assert 'Error from server (NotFound): pods "trainer" not found' in missing
+    claim = json.loads(served.kubectl("get", "resourceclaim", "gpu-claim", "-o", "json"))
+    assert "reservedFor" not in claim.get("status", {})
+    out = served.kubectl("delete", "-f", str(DATA / "gpu-pod.yaml"), "--ignore-not-found")
+    assert out.strip() == (
+        'resourceclaim.resource.k8s.io "gpu-claim" deleted from default namespace'
+    )
+
+
+def test_kubectl_reports_server_errors(served: Served) -> None:
+    served.kubectl("create", "-f", str(DATA / "gpu-pod.yaml"))
+    again = served.kubectl("create", "-f", str(DATA / "gpu-pod.yaml"), check=False)
+    assert (
+        'Error from server (AlreadyExists): error when creating "'
+        + str(DATA / "gpu-pod.yaml")
+        + '": pods "trainer" already exists'
+    ) in again
+    bad = served.kubectl("create", "-f", "-", stdin=BAD_CLAIM, check=False)
+    assert 'The ResourceClaim "bad" is invalid' in bad
+    assert "spec.devices.requests[0].name" in bad
+
+
+BAD_CLAIM = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: bad
+spec:
+  devices:
+    requests:
+    - name: Not_A_DNS_Label
+      exactly:
+        deviceClassName: gpu.example.com
+"""
