@@ -266,3 +266,28 @@ def test_percentage_of_nodes_to_score_and_rotating_start() -> None:
     assert first.feasible_nodes == 100 and first.evaluated_nodes == 100
     assert first.node == "n000"
     assert second.node == "n100"
+
+
+def test_window_wraps_around_and_skips_rejected_nodes() -> None:
+    taint = [{"key": "t", "value": "x", "effect": "NoSchedule"}]
+    nodes = [node(f"n{i:03d}", taints=taint if i % 2 else None) for i in range(150)]
+    _, scheduler = cluster(*nodes, pod("a"), pod("b"), pod("c"))
+    first, second, third = run(scheduler)
+    # 150 nodes -> 100 to find, but only the 75 even ones pass: every node is processed.
+    assert (first.feasible_nodes, first.evaluated_nodes) == (75, 150)
+    assert len(first.filter_reasons) == 75
+    assert first.node == "n000"
+    assert scheduler.next_start_node_index == 0
+    assert second.node == "n002"
+    assert third.node == "n004"
+
+
+def test_window_rotates_across_the_end_of_the_node_list() -> None:
+    _, scheduler = cluster(*(node(f"n{i:03d}") for i in range(150)), pod("a"), pod("b"))
+    first, second = run(scheduler)
+    assert (first.evaluated_nodes, first.node) == (100, "n000")
+    assert scheduler.next_start_node_index == 50
+    # The second window is n100..n149 then n000..n049; n100 is first among the tied nodes.
+    assert (second.evaluated_nodes, second.node) == (100, "n100")
+    assert second.tied[0] == "n100" and "n000" not in second.tied
+    assert len(second.tied) == 99

@@ -9,7 +9,14 @@ from collections.abc import Callable
 
 import typer
 
-from kubedra.cli import driver_cmd, explain_cmd, kubelet_sim_cmd, serve_api_cmd, validate
+from kubedra.cli import (
+    driver_cmd,
+    explain_cmd,
+    kubelet_sim_cmd,
+    serve_api_cmd,
+    simulate_cmd,
+    validate,
+)
 from kubedra.conformance import cli as conformance_cli
 
 REGISTRARS: list[Callable[[typer.Typer], None]] = [
@@ -18,5 +25,6 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     kubelet_sim_cmd.register,
     conformance_cli.register,
     explain_cmd.register,
+    simulate_cmd.register,
     serve_api_cmd.register,
 ]

@@ -44,6 +44,7 @@ class NodeState:
         "allowed_pods",
         "info",
         "labels",
+        "log",
         "name",
         "non_zero_cpu",
         "non_zero_memory",
@@ -56,7 +57,11 @@ class NodeState:
         "zone",
     )
 
-    def __init__(self, obj: Mapping[str, Any], q: QuantityCache) -> None:
+    def __init__(
+        self, obj: Mapping[str, Any], q: QuantityCache, log: list[str] | None = None
+    ) -> None:
+        self.log: list[str] = log if log is not None else []
+        """Shared change log: the node's name is appended whenever it changes."""
         self.pods: dict[str, PodEntry] = {}
         self.requested: Resources = {}
         self.non_zero_cpu = 0
@@ -69,6 +74,7 @@ class NodeState:
         self.version += 1
         self.obj = obj
         meta = obj.get("metadata") or {}
+        self.log.append(str(meta.get("name") or ""))
         spec = obj.get("spec") or {}
         self.name = str(meta.get("name") or "")
         self.labels: dict[str, str] = dict(meta.get("labels") or {})
@@ -86,6 +92,7 @@ class NodeState:
             self.remove_pod(entry.key)
         self.pods[entry.key] = entry
         self.version += 1
+        self.log.append(self.name)
         requested = self.requested
         for name, value in entry.requests.items():
             requested[name] = requested.get(name, 0) + value
@@ -97,6 +104,7 @@ class NodeState:
         if entry is None:
             return None
         self.version += 1
+        self.log.append(self.name)
         requested = self.requested
         for name, value in entry.requests.items():
             requested[name] = requested.get(name, 0) - value
@@ -113,6 +121,10 @@ class NodeList:
         self._zones: dict[str, list[str]] = {}
         self._order: list[NodeState] | None = None
         self._created: list[str] = []
+        self.log: list[str] = []
+        """Names of changed nodes, in order (cached evaluations replay it)."""
+        self.order_version = 0
+        """Bumped whenever the node order changes (a node added, removed or moved zone)."""
         self.generation = 0
         """Bumped on every node change: caches of per-node filter results check it."""
 
@@ -120,11 +132,12 @@ class NodeList:
         name = str((obj.get("metadata") or {}).get("name") or "")
         node = self.by_name.get(name)
         if node is None:
-            node = NodeState(obj, q)
+            node = NodeState(obj, q, self.log)
             self.by_name[name] = node
             self._zones.setdefault(node.zone, []).append(name)
             self._created.append(name)
             self._order = None
+            self.order_version += 1
         else:
             old_zone = node.zone
             node.set_object(obj, q)
@@ -132,6 +145,7 @@ class NodeList:
                 self._zones[old_zone].remove(name)
                 self._zones.setdefault(node.zone, []).append(name)
                 self._order = None
+                self.order_version += 1
         self.generation += 1
         return node
 
@@ -141,6 +155,7 @@ class NodeList:
             self._zones[node.zone].remove(name)
             self._created.remove(name)
             self._order = None
+            self.order_version += 1
             self.generation += 1
         return node
 

@@ -13,6 +13,7 @@ random generator instead, reproducibly.
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,11 +34,13 @@ from kubedra.scheduler.dynamicresources import (
     claim_key,
     pod_claim_names,
 )
+from kubedra.scheduler.evaluations import Evaluation, ShapeTable
 from kubedra.scheduler.messages import NO_NODES, NO_VICTIMS, PREEMPTION_NOT_HELPFUL, fit_error
 from kubedra.scheduler.nodeinfo import NodeList, NodeState, PodEntry
 from kubedra.scheduler.queue import QueuedPod, SchedulingQueue
 from kubedra.scheduler.resources import CPU, MEMORY, QuantityCache, Resources, pod_requests
 from kubedra.scheduler.status import (
+    MAX_NODE_SCORE,
     UNSCHEDULABLE,
     UNSCHEDULABLE_AND_UNRESOLVABLE,
     Status,
@@ -117,20 +120,6 @@ class PodCycle:
 STATIC_PLUGINS = frozenset({P.NODE_UNSCHEDULABLE, P.NODE_NAME, P.TAINT_TOLERATION, P.NODE_AFFINITY})
 
 
-@dataclass(slots=True)
-class Evaluation:
-    """One node's Filter result and raw scores for one pod shape, and what they depend on."""
-
-    version: int
-    generation: int
-    clock: int
-    pools: tuple[tuple[str, str], ...]
-    status: Status | None
-    raws: tuple[int, ...]
-    allocations: list[dict[str, Any]] | None
-    static: bool
-
-
 @dataclass
 class WaitingPod:
     """A pod whose claims were written in PreBind and that waits for binding conditions."""
@@ -178,8 +167,7 @@ class Scheduler:
         self._pod_node: dict[str, str] = {}
         self._claim_users: dict[str, set[str]] = {}
         self._pod_claim_keys: dict[str, set[str]] = {}
-        self._evals: dict[str, dict[str, Evaluation]] = {}
-        self._evals_epoch = -1
+        self._tables: dict[str, ShapeTable] = {}
         for kind in CREATION_ORDER:
             for obj in store.list(kind):
                 self._on_event(Event("ADDED", kind, obj, None))
@@ -201,8 +189,6 @@ class Scheduler:
         if kind == "Node":
             if event.type == "DELETED":
                 self.nodes.remove(obj["metadata"]["name"])
-                for cache in self._evals.values():
-                    cache.pop(obj["metadata"]["name"], None)
             else:
                 node = self.nodes.upsert(obj, self.q)
                 if event.type == "ADDED":
@@ -522,39 +508,31 @@ class Scheduler:
             start = 0 if first_fit else self.next_start_node_index % num_all
             want = self.num_feasible_nodes_to_find(num_all)
             processed = 0
-            cache = self._evaluations(cycle)
-            evaluate = self._evaluate
-            allocator = self.dra.allocator
-            versions = allocator.state.pool_version if allocator is not None else {}
-            for i in range(num_all):
-                node = nodes[(start + i) % num_all]
-                processed += 1
-                ev = cache.get(node.name) if cache is not None else None
-                fresh = ev is not None and ev.version == node.version
-                if fresh and ev is not None and ev.pools:
-                    clock = ev.clock
-                    for pool in ev.pools:
-                        if versions.get(pool, 0) > clock:
-                            fresh = False
-                            break
-                if not fresh:
+            table = self._table(cycle, nodes)
+            if table is not None:
+                outcome = self._window(
+                    cycle, table, nodes, static, start, want, feasible, evals, statuses
+                )
+                if isinstance(outcome, Status):
+                    return self._error(cycle, decision, outcome.message)
+                processed = outcome
+            else:
+                for i in range(num_all):
+                    node = nodes[(start + i) % num_all]
+                    processed += 1
                     result = self.run_filters(cycle, node, static)
                     if result is not None and not result.rejected:
                         message = f'running "{result.plugin}" filter plugin: {result.message}'
                         if first_fit:
                             message = result.message
                         return self._error(cycle, decision, message)
-                    ev = evaluate(cycle, node, result)
-                    if cache is not None:
-                        cache[node.name] = ev
-                assert ev is not None
-                if ev.status is None:
-                    feasible.append(node)
-                    evals.append(ev)
-                    if len(feasible) >= want:
-                        break
-                else:
-                    statuses[node.name] = ev.status
+                    if result is None:
+                        feasible.append(node)
+                        evals.append(self._evaluate(cycle, node, None))
+                        if len(feasible) >= want:
+                            break
+                    else:
+                        statuses[node.name] = result
             if not first_fit:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
@@ -578,53 +556,90 @@ class Scheduler:
 
     # --- cached evaluations ---------------------------------------------------------------------
 
-    def _evaluations(self, cycle: PodCycle) -> dict[str, Evaluation] | None:
+    def _table(self, cycle: PodCycle, nodes: list[NodeState]) -> ShapeTable | None:
         if cycle.shape is None or self.config.policy == "first-fit":
             return None
-        if self._evals_epoch != self.dra.epoch:
-            self._evals.clear()
-            self._evals_epoch = self.dra.epoch
-        cache = self._evals.get(cycle.shape)
-        if cache is None:
-            if len(self._evals) > 256:
-                self._evals.clear()
-            cache = self._evals[cycle.shape] = {}
-        return cache
+        table = self._tables.get(cycle.shape)
+        allocator = self.dra.allocator
+        pool_log = allocator.state.changes if allocator is not None else []
+        if (
+            table is None
+            or table.order_version != self.nodes.order_version
+            or table.epoch != self.dra.epoch
+        ):
+            if len(self._tables) > 64:
+                self._tables.clear()
+            table = ShapeTable(
+                [n.name for n in nodes],
+                self.nodes.order_version,
+                len(self.nodes.log),
+                len(pool_log),
+                self.dra.epoch,
+            )
+            self._tables[cycle.shape] = table
+        else:
+            table.replay(self.nodes.log, pool_log)
+        return table
 
-    def _fresh(self, ev: Evaluation, node: NodeState) -> bool:
-        if ev.version != node.version:
-            return False
-        if ev.pools:
-            versions = self.dra.allocator.state.pool_version if self.dra.allocator else {}
-            for pool in ev.pools:
-                if versions.get(pool, 0) > ev.clock:
-                    return False
-        return True
+    def _window(
+        self,
+        cycle: PodCycle,
+        table: ShapeTable,
+        nodes: list[NodeState],
+        static: Mapping[str, Status | None],
+        start: int,
+        want: int,
+        feasible: list[NodeState],
+        evals: list[Evaluation],
+        statuses: dict[str, Status],
+    ) -> int | Status:
+        """findNodesThatPassFilters over cached evaluations: returns how many nodes were
+        processed (or the error Status that aborts the cycle)."""
+        num_all = len(nodes)
+        known, ok, entries = table.known, table.ok, table.evals
+        processed = 0
+        position = start
+        while processed < num_all and len(feasible) < want:
+            need = want - len(feasible)
+            end = min(position + need, num_all, position + num_all - processed)
+            for index in range(position, end):
+                if not known[index]:
+                    node = nodes[index]
+                    result = self.run_filters(cycle, node, static)
+                    if result is not None and not result.rejected:
+                        return Status(
+                            result.code,
+                            (f'running "{result.plugin}" filter plugin: {result.message}',),
+                            result.plugin,
+                        )
+                    table.store(index, self._evaluate(cycle, node, result))
+            chunk = ok[position:end]
+            if False not in chunk:
+                feasible.extend(nodes[position:end])
+                evals.extend(entries[position:end])  # type: ignore[arg-type]
+            else:
+                for index in range(position, end):
+                    ev = entries[index]
+                    assert ev is not None
+                    if ev.status is None:
+                        feasible.append(nodes[index])
+                        evals.append(ev)
+                    else:
+                        statuses[nodes[index].name] = ev.status
+            processed += end - position
+            position = end % num_all
+        return processed
 
     def _evaluate(self, cycle: PodCycle, node: NodeState, status: Status | None) -> Evaluation:
-        """Filter result and raw scores of one node, with what makes them stale."""
+        """Filter result and raw scores of one node, with the pools they depend on."""
         allocator = self.dra.allocator
-        has_claims = bool(cycle.dra.to_allocate) and allocator is not None
         pools: tuple[tuple[str, str], ...] = ()
-        clock = 0
-        if has_claims and allocator is not None:
+        if cycle.dra.to_allocate and allocator is not None:
             pools = allocator.inventory.node_view(node.info).pool_keys
-            clock = allocator.state.clock
-        raws: tuple[int, ...] = ()
-        allocations = None
-        if status is None:
-            raws = self._raw_scores(cycle, node)
-            allocations = cycle.dra.node_allocations.get(node.name)
-        return Evaluation(
-            node.version,
-            self.nodes.generation,
-            clock,
-            pools,
-            status,
-            raws,
-            allocations,
-            status is not None and status.plugin in STATIC_PLUGINS,
-        )
+        if status is not None:
+            return Evaluation(status, (), None, pools)
+        raws = self._raw_scores(cycle, node)
+        return Evaluation(None, raws, cycle.dra.node_allocations.get(node.name), pools)
 
     def _raw_scores(self, cycle: PodCycle, node: NodeState) -> tuple[int, ...]:
         """Score of each plugin before NormalizeScore, in SCORE_ORDER."""
@@ -669,6 +684,12 @@ class Scheduler:
     ) -> NodeState:
         if len(feasible) == 1:
             return feasible[0]
+        if (
+            not cycle.preferred
+            and not cycle.dra.prioritized
+            and not any(ev.raws[0] for ev in evals)
+        ):
+            return self._select_simple(cycle, feasible, evals, decision)
         per_plugin = self.score_nodes(cycle, evals)
         columns = list(per_plugin.values())
         totals = [sum(row) for row in zip(*columns, strict=True)]
@@ -686,6 +707,42 @@ class Scheduler:
             for i in ranked
         }
         return chosen
+
+    def _select_simple(
+        self,
+        cycle: PodCycle,
+        feasible: list[NodeState],
+        evals: list[Evaluation],
+        decision: Decision,
+    ) -> NodeState:
+        """_select when only NodeResourcesFit and BalancedAllocation differ between nodes
+        (no PreferNoSchedule taint, no preferred affinity, no prioritized list): the others
+        normalize to constants, so the totals are those two raw scores plus a constant."""
+        totals = [ev.raws[2] + ev.raws[3] for ev in evals]
+        best = max(totals)
+        count = totals.count(best)
+        if count == 1:
+            chosen_index = totals.index(best)
+        else:
+            tied = [i for i, t in enumerate(totals) if t == best]
+            decision.tied = [feasible[i].name for i in tied]
+            chosen_index = tied[0] if self._rng is None else self._rng.choice(tied)
+        ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
+        if chosen_index not in ranked:
+            ranked.append(chosen_index)
+        taint = MAX_NODE_SCORE * P.SCORE_WEIGHTS[P.TAINT_TOLERATION]
+        for i in ranked:
+            raws = evals[i].raws
+            scores = {
+                P.TAINT_TOLERATION: taint,
+                P.NODE_AFFINITY: 0,
+                P.NODE_RESOURCES_FIT: raws[2],
+                P.BALANCED_ALLOCATION: raws[3],
+            }
+            if not cycle.dra.empty:
+                scores[P.DYNAMIC_RESOURCES] = 0
+            decision.scores[feasible[i].name] = scores
+        return feasible[chosen_index]
 
     # --- PostFilter -----------------------------------------------------------------------------
 

@@ -1,0 +1,217 @@
+"""The ``--events`` timeline: later changes to a simulated cluster, applied in order.
+
+A timeline file is YAML (or JSON): a list of steps, or a mapping with a ``steps`` list.
+Each step is a mapping with one action and, optionally, ``after`` (seconds or a duration
+such as ``90s``, ``5m``, ``1h`` to let pass before the step):
+
+``create: OBJECT`` or ``create: [OBJECT, ...]``
+    create objects of any supported kind (older resource.k8s.io versions are converted)
+``delete: {kind: Pod, name: NAME, namespace: NS}``
+    delete an object (namespace defaults to the simulation's)
+``taint: {device: NAME, driver: D, pool: P, key: K, value: V, effect: NoExecute, name: N}``
+    taint devices with a DeviceTaintRule (unset selector fields match every device;
+    ``effect`` defaults to NoExecute, ``name`` to a generated one)
+``untaint: NAME``
+    delete that DeviceTaintRule
+``cordon: NODE`` / ``uncordon: NODE``
+    set or clear the node's ``spec.unschedulable``
+``wait: DURATION``
+    only let time pass (evictions after tolerationSeconds, scheduler retries)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kubedra.api.io.decoding import DecodeError, decode
+from kubedra.cluster.kinds import KINDS
+
+Action = Callable[[Any], None]
+"""Takes the Simulation (typed Any to keep this module free of the loop)."""
+
+ACTIONS = ("create", "delete", "taint", "untaint", "cordon", "uncordon", "wait")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+class TimelineError(ValueError):
+    """A step that cannot be understood: which step, which field, why."""
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int
+    description: str
+    after: float
+    action: Action
+
+
+def parse_duration(value: Any, where: str) -> float:
+    if isinstance(value, bool):
+        raise TimelineError(f"{where}: not a duration: {value!r}")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    else:
+        match = _DURATION.match(str(value))
+        if match is None:
+            raise TimelineError(f"{where}: not a duration (like 30, 90s, 5m, 1h): {value!r}")
+        seconds = float(match.group(1)) * _UNIT[match.group(2)]
+    if seconds < 0:
+        raise TimelineError(f"{where}: must not be negative")
+    return seconds
+
+
+def load_timeline(path: str | Path) -> list[Step]:
+    """Read and check every step of a timeline file; raises TimelineError."""
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise TimelineError(f"{path}: {error.strerror or error}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise TimelineError(f"{path}: YAML syntax error: {error}") from None
+    return parse_timeline(data, str(path))
+
+
+def parse_timeline(data: Any, source: str = "<events>") -> list[Step]:
+    if isinstance(data, dict) and "steps" in data:
+        data = data["steps"]
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise TimelineError(f"{source}: a timeline is a list of steps (or a map with steps)")
+    return [_step(i, raw, f"{source}: step {i + 1}") for i, raw in enumerate(data)]
+
+
+def _step(index: int, raw: Any, where: str) -> Step:
+    if not isinstance(raw, dict):
+        raise TimelineError(f"{where}: a step is a map with one of {', '.join(ACTIONS)}")
+    actions = [key for key in raw if key in ACTIONS]
+    unknown = [key for key in raw if key not in ACTIONS and key != "after"]
+    if unknown:
+        raise TimelineError(f"{where}: unknown field {unknown[0]!r}")
+    if len(actions) != 1:
+        raise TimelineError(f"{where}: needs exactly one of {', '.join(ACTIONS)}")
+    after = parse_duration(raw.get("after", 0), f"{where}.after")
+    name = actions[0]
+    value = raw[name]
+    builder = _BUILDERS[name]
+    description, action = builder(value, f"{where}.{name}")
+    return Step(index, description, after, action)
+
+
+def _create(value: Any, where: str) -> tuple[str, Action]:
+    items = value if isinstance(value, list) else [value]
+    objects = []
+    for i, item in enumerate(items):
+        at = f"{where}[{i}]" if isinstance(value, list) else where
+        if not isinstance(item, dict):
+            raise TimelineError(f"{at}: an object is a map")
+        try:
+            objects.append(decode(item))
+        except DecodeError as error:
+            raise TimelineError(f"{at}: {error}") from None
+    names = ", ".join(f"{o.get('kind')} {(o.get('metadata') or {}).get('name')}" for o in objects)
+
+    def run(sim: Any) -> None:
+        for obj in objects:
+            sim.store.create(obj)
+
+    return f"create {names}", run
+
+
+def _delete(value: Any, where: str) -> tuple[str, Action]:
+    if not isinstance(value, dict) or not value.get("kind") or not value.get("name"):
+        raise TimelineError(f"{where}: needs kind and name")
+    kind, name, namespace = str(value["kind"]), str(value["name"]), value.get("namespace")
+    if kind not in KINDS:
+        raise TimelineError(f"{where}.kind: unsupported kind {kind!r}")
+
+    def run(sim: Any) -> None:
+        sim.store.delete(kind, name, namespace)
+
+    return f"delete {kind} {name}", run
+
+
+def _taint(value: Any, where: str) -> tuple[str, Action]:
+    if not isinstance(value, dict):
+        raise TimelineError(f"{where}: needs device/driver/pool and key")
+    if not value.get("key"):
+        raise TimelineError(f"{where}.key: required")
+    selector = {k: str(value[k]) for k in ("driver", "pool", "device") if value.get(k)}
+    taint = {"key": str(value["key"]), "effect": str(value.get("effect") or "NoExecute")}
+    if value.get("value") is not None:
+        taint["value"] = str(value["value"])
+    meta: dict[str, Any] = (
+        {"name": str(value["name"])} if value.get("name") else {"generateName": "taint-"}
+    )
+    rule = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceTaintRule",
+        "metadata": meta,
+        "spec": {"deviceSelector": selector, "taint": taint},
+    }
+    target = "/".join(selector.get(k, "*") for k in ("driver", "pool", "device"))
+
+    def run(sim: Any) -> None:
+        sim.store.create(rule)
+
+    return f"taint {target} {taint['key']}:{taint['effect']}", run
+
+
+def _untaint(value: Any, where: str) -> tuple[str, Action]:
+    if not isinstance(value, str) or not value:
+        raise TimelineError(f"{where}: the DeviceTaintRule's name")
+
+    def run(sim: Any) -> None:
+        sim.store.delete("DeviceTaintRule", value)
+
+    return f"untaint {value}", run
+
+
+def _cordon(unschedulable: bool) -> Callable[[Any, str], tuple[str, Action]]:
+    def build(value: Any, where: str) -> tuple[str, Action]:
+        if not isinstance(value, str) or not value:
+            raise TimelineError(f"{where}: the node's name")
+
+        def run(sim: Any) -> None:
+            node = sim.store.get("Node", value)
+            if node is None:
+                raise TimelineError(f'{where}: nodes "{value}" not found')
+            spec = dict(node.get("spec") or {})
+            if unschedulable:
+                spec["unschedulable"] = True
+            else:
+                spec.pop("unschedulable", None)
+            sim.store.update(node | {"spec": spec})
+
+        return f"{'cordon' if unschedulable else 'uncordon'} {value}", run
+
+    return build
+
+
+def _wait(value: Any, where: str) -> tuple[str, Action]:
+    seconds = parse_duration(value, where)
+
+    def run(sim: Any) -> None:
+        sim.clock.advance(seconds)
+
+    return f"wait {value}", run
+
+
+_BUILDERS: dict[str, Callable[[Any, str], tuple[str, Action]]] = {
+    "create": _create,
+    "delete": _delete,
+    "taint": _taint,
+    "untaint": _untaint,
+    "cordon": _cordon(True),
+    "uncordon": _cordon(False),
+    "wait": _wait,
+}

@@ -1,0 +1,133 @@
+"""``kubedra simulate``: the demo, machine-readable output, exit codes and timelines."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+def kubedra(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "kubedra", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=stdin,
+    )
+
+
+def test_gpu_demo_binds_gpu_b_and_says_why() -> None:
+    out = kubedra("simulate", "--example", "gpu-demo")
+    assert out.returncode == 0, out.stderr
+    lines = [line.rstrip() for line in out.stdout.splitlines()]
+    assert lines[0] == "1 pod(s) on 3 node(s): 1 placed, 0 pending"
+    assert lines[2].split() == ["default/training", "worker-2", "Running", "training-gpu"]
+    assert "default/training-gpu  gpu      gpu.example.com/worker-2/gpu-b  training" in lines
+    devices = {line.split()[0]: line.split()[1:] for line in lines if "/worker-" in line}
+    assert " ".join(devices["gpu.example.com/worker-1/gpu-a"]) == (
+        "worker-1 8Gi no (request selector false)"
+    )
+    assert " ".join(devices["gpu.example.com/worker-2/gpu-b"]) == "worker-2 24Gi yes -> allocated"
+    assert devices["gpu.example.com/worker-3/gpu-c"][:3] == ["worker-3", "12Gi", "no"]
+
+
+def test_yaml_output_is_every_object_and_valid(tmp_path: Path) -> None:
+    out = kubedra("simulate", "--example", "gpu-demo", "-o", "yaml")
+    assert out.returncode == 0, out.stderr
+    docs = list(yaml.safe_load_all(out.stdout))
+    assert [d["kind"] for d in docs].count("ResourceSlice") == 3
+    [claim] = [d for d in docs if d["kind"] == "ResourceClaim"]
+    assert claim["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-b"
+    assert claim["status"]["reservedFor"][0]["name"] == "training"
+    [pod] = [d for d in docs if d["kind"] == "Pod"]
+    assert pod["spec"]["nodeName"] == "worker-2"
+    check = kubedra("validate", "-", stdin=out.stdout)
+    assert check.returncode == 0, check.stdout
+    assert check.stdout.strip().endswith("9 valid, 0 invalid")
+
+
+def test_json_output_is_a_list() -> None:
+    out = kubedra("simulate", "--example", "gpu-demo", "-o", "json")
+    data = yaml.safe_load(out.stdout)
+    assert data["kind"] == "List" and len(data["items"]) == 9
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: big}
+spec:
+  containers: [{name: c, image: i, resources: {requests: {cpu: "100"}}}]
+"""
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: small}
+status: {capacity: {cpu: "2", memory: 4Gi, pods: "10"}}
+"""
+
+
+def test_pending_pod_exits_two_with_its_reason(tmp_path: Path) -> None:
+    out = kubedra("simulate", str(write(tmp_path / "c.yaml", NODE + "---\n" + POD)), "-n", "team")
+    assert out.returncode == 2, out.stderr
+    assert "team/big: 0/1 nodes are available: 1 Insufficient cpu." in out.stdout
+
+
+def test_bad_input_exits_one(tmp_path: Path) -> None:
+    bad = write(tmp_path / "bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: Bad_Name}\n")
+    out = kubedra("simulate", str(bad))
+    assert out.returncode == 1
+    assert 'Pod "Bad_Name" is invalid' in out.stderr
+    assert kubedra("simulate", "--example", "nope").returncode == 1
+    assert kubedra("simulate").returncode == 1
+
+
+def test_timeline_cordon_delete_and_taint(tmp_path: Path) -> None:
+    events = write(
+        tmp_path / "events.yaml",
+        """\
+- cordon: worker-2
+- delete: {kind: Pod, name: training}
+- create:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: again}
+    spec:
+      resourceClaims: [{name: gpu, resourceClaimName: training-gpu}]
+      containers: [{name: c, image: i}]
+- uncordon: worker-2
+- after: 30s
+  taint: {device: gpu-b, key: example.com/ecc, effect: NoExecute}
+""",
+    )
+    out = kubedra("simulate", "--example", "gpu-demo", "--events", str(events))
+    text = out.stdout
+    assert "Step 1 (t=+0s): cordon worker-2\n  node worker-2 cordoned" in text
+    freed = "claim default/training-gpu deallocated: gpu.example.com/worker-2/gpu-b free again"
+    assert freed in text
+    assert "pod default/again unschedulable: 0/3 nodes are available:" in text
+    assert "Step 4 (t=+0s): uncordon worker-2" in text
+    assert "pod default/again bound to worker-2" in text
+    assert "Step 5 (t=+30s)" in text
+    evicted = "pod default/again evicted: Device Taint manager: deleting due to NoExecute taint"
+    assert evicted in text
+    assert out.returncode == 0, out.stderr
+
+
+def test_bad_timeline_names_the_step(tmp_path: Path) -> None:
+    events = write(tmp_path / "e.yaml", "- cordon: x\n- explode: now\n")
+    out = kubedra("simulate", "--example", "gpu-demo", "--events", str(events))
+    assert out.returncode == 1
+    assert f"{events}: step 2: unknown field 'explode'" in out.stderr
