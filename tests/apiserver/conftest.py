@@ -11,6 +11,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,26 +94,26 @@ def served(tmp_path: Path) -> Iterator[Served]:
         server.stop()
 
 
-@pytest.fixture
-def served_cli(tmp_path: Path) -> Iterator[Served]:
-    """The test cluster served by a `kubedra serve-api` process, stopped afterwards."""
-    kubeconfig = tmp_path / "kubeconfig"
+@contextmanager
+def serve_cli(home: Path, *args: str) -> Iterator[Served]:
+    """Run `kubedra serve-api ARGS` on a free port until the block ends, then stop it."""
+    kubeconfig = home / "kubeconfig"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    command = [sys.executable, "-m", "kubedra", "serve-api", str(DATA / "cluster.yaml")]
+    command = [sys.executable, "-m", "kubedra", "serve-api", *args]
     command += ["--port", "0", "--kubeconfig-out", str(kubeconfig)]
     process = subprocess.Popen(
-        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
     try:
         deadline = time.monotonic() + START_SECONDS
-        while not kubeconfig.is_file() or "serving" not in _peek(kubeconfig):
+        while not kubeconfig.is_file():
             assert process.poll() is None, process.communicate()[1]
             assert time.monotonic() < deadline, "kubedra serve-api did not start"
             time.sleep(0.05)
         config = yaml.safe_load(kubeconfig.read_text())
         url = config["clusters"][0]["cluster"]["server"]
-        _wait_healthy(url, deadline)
-        yield Served(url, kubeconfig, tmp_path)
+        wait_healthy(url, deadline)
+        yield Served(url, kubeconfig, home)
     finally:
         process.terminate()
         try:
@@ -120,22 +121,18 @@ def served_cli(tmp_path: Path) -> Iterator[Served]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if process.stdout:
-            process.stdout.close()
         if process.stderr:
             process.stderr.close()
 
 
-def _peek(kubeconfig: Path) -> str:
-    """The kubeconfig is complete once it parses with a server (the write is not atomic)."""
-    try:
-        config = yaml.safe_load(kubeconfig.read_text())
-        return "serving" if config["clusters"][0]["cluster"]["server"] else ""
-    except (yaml.YAMLError, KeyError, IndexError, TypeError):
-        return ""
+@pytest.fixture
+def served_cli(tmp_path: Path) -> Iterator[Served]:
+    """The test cluster served by a `kubedra serve-api` process."""
+    with serve_cli(tmp_path, str(DATA / "cluster.yaml")) as served:
+        yield served
 
 
-def _wait_healthy(url: str, deadline: float) -> None:
+def wait_healthy(url: str, deadline: float) -> None:
     while True:
         try:
             with urllib.request.urlopen(url + "/healthz", timeout=2) as response:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from conftest import DATA, Served
+from conftest import DATA, Served, simulation_from
+from kubedra.apiserver import ApiServer, write_kubeconfig
 
 
 def test_kubectl_create_pod_gets_scheduled_and_its_claim_allocated(served_cli: Served) -> None:
@@ -121,3 +123,18 @@ spec:
       exactly:
         deviceClassName: gpu.example.com
 """
+
+
+def test_kubectl_through_a_path_prefix(tmp_path: Path) -> None:
+    """The API mounted under a path (as inside a web app) works for kubectl too."""
+    server = ApiServer(simulation_from(DATA / "cluster.yaml"), prefix="/k8s/")
+    server.start()
+    try:
+        assert server.url.endswith("/k8s")
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", server.url)
+        served = Served(server.url, kubeconfig, tmp_path)
+        served.kubectl("create", "-f", str(DATA / "gpu-pod.yaml"))
+        pods = served.kubectl("get", "pods", "-o", "wide").splitlines()
+        assert pods[1].split()[:3] == ["trainer", "1/1", "Running"]
+    finally:
+        server.stop()

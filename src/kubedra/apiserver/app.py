@@ -12,15 +12,16 @@ from kubedra.apiserver.resources import build_router, error_response
 from kubedra.apiserver.status import ApiError, path_not_found
 
 
-def create_app(simulation: SimulationLike | LiveCluster) -> FastAPI:
+def create_app(simulation: SimulationLike | LiveCluster, prefix: str = "") -> FastAPI:
     """An app answering the Kubernetes API for ``simulation`` (its loop runs after writes).
 
+    ``prefix`` (e.g. ``/k8s``) serves it under a path, as a kubeconfig server URL may name.
     ``app.state.cluster`` is the :class:`LiveCluster`; set its ``closed`` to end watches.
     """
     cluster = simulation if isinstance(simulation, LiveCluster) else LiveCluster(simulation)
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.cluster = cluster
-    app.include_router(build_router(cluster))
+    app.include_router(build_router(cluster), prefix=prefix.rstrip("/"))
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:

@@ -29,5 +29,8 @@ def kubeconfig(server: str, namespace: str = "default") -> dict[str, Any]:
 
 
 def write_kubeconfig(path: Path, server: str, namespace: str = "default") -> Path:
-    path.write_text(yaml.safe_dump(kubeconfig(server, namespace), sort_keys=False))
+    """Write atomically (a reader waiting for the file never sees half of it)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(yaml.safe_dump(kubeconfig(server, namespace), sort_keys=False))
+    partial.replace(path)
     return path

@@ -19,9 +19,12 @@ START_TIMEOUT_SECONDS = 10.0
 class ApiServer:
     """The simulated cluster served on ``127.0.0.1:port`` (port 0: a free one)."""
 
-    def __init__(self, simulation: SimulationLike, port: int = 0, host: str = HOST) -> None:
+    def __init__(
+        self, simulation: SimulationLike, port: int = 0, host: str = HOST, prefix: str = ""
+    ) -> None:
         self.cluster = LiveCluster(simulation)
-        self.app = create_app(self.cluster)
+        self.prefix = prefix.rstrip("/")
+        self.app = create_app(self.cluster, self.prefix)
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((host, port))
@@ -35,7 +38,7 @@ class ApiServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"http://{self.host}:{self.port}{self.prefix}"
 
     def serve_forever(self) -> None:
         """Serve in this thread until interrupted (uvicorn handles SIGINT/SIGTERM)."""

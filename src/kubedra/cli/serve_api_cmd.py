@@ -47,7 +47,10 @@ def serve_api(
     if example is not None:
         loaded = _example(example)
         if loaded is None:
-            typer.echo(f"error: no example named {example!r}", err=True)
+            from kubedra.cli.simulate_cmd import example_names
+
+            known = ", ".join(example_names())
+            typer.echo(f"error: no example named {example!r} (known: {known})", err=True)
             raise typer.Exit(2)
         result = loaded
     if sources:
