@@ -82,6 +82,15 @@ def test_kubectl_apply_creates_new_objects_with_last_applied(served: Served) -> 
     applied = json.loads(annotations["kubectl.kubernetes.io/last-applied-configuration"])
     assert applied["metadata"] == {"annotations": {}, "name": "trainer", "namespace": "default"}
     assert pod["spec"]["nodeName"] == "node-1"
+    labelled = (
+        (DATA / "gpu-pod.yaml")
+        .read_text()
+        .replace("  name: trainer\n", "  name: trainer\n  labels: {team: ml}\n")
+    )
+    out = served.kubectl("apply", "-f", "-", stdin=labelled)
+    assert out.splitlines()[-1] == "pod/trainer configured"
+    shown = served.kubectl("get", "pod", "trainer", "--show-labels").splitlines()
+    assert shown[1].split()[-1] == "team=ml"
 
 
 def test_kubectl_delete_pod_releases_its_claim(served: Served) -> None:
