@@ -101,6 +101,8 @@ def test_kubectl_delete_pod_releases_its_claim(served: Served) -> None:
     assert 'Error from server (NotFound): pods "trainer" not found' in missing
     claim = json.loads(served.kubectl("get", "resourceclaim", "gpu-claim", "-o", "json"))
     assert "reservedFor" not in claim.get("status", {})
+    claims = served.kubectl("get", "resourceclaims").splitlines()
+    assert claims[1].split()[:2] == ["gpu-claim", "pending"]
     out = served.kubectl("delete", "-f", str(DATA / "gpu-pod.yaml"), "--ignore-not-found")
     assert out.strip() == (
         'resourceclaim.resource.k8s.io "gpu-claim" deleted from default namespace'
