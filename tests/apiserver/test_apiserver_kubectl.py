@@ -149,3 +149,24 @@ def test_kubectl_through_a_path_prefix(tmp_path: Path) -> None:
         assert pods[1].split()[:3] == ["trainer", "1/1", "Running"]
     finally:
         server.stop()
+
+
+def test_kubectl_typed_commands_send_protobuf(served: Served) -> None:
+    """`kubectl create namespace|priorityclass` encode their bodies in protobuf."""
+    assert served.kubectl("create", "namespace", "ml").strip() == "namespace/ml created"
+    out = served.kubectl(
+        "create", "priorityclass", "high", "--value=1000", "--description=urgent",
+        "--preemption-policy=Never",
+    )  # fmt: skip
+    assert out.strip() == "priorityclass.scheduling.k8s.io/high created"
+    rows = [line.split() for line in served.kubectl("get", "namespaces").splitlines()]
+    assert rows == [["NAME", "STATUS", "AGE"], ["ml", "Active", "0s"]]
+    high = json.loads(served.kubectl("get", "priorityclass", "high", "-o", "json"))
+    assert (high["value"], high["description"], high["preemptionPolicy"]) == (
+        1000,
+        "urgent",
+        "Never",
+    )
+    assert "globalDefault" not in high
+    missing = served.kubectl("create", "deployment", "x", "--image=y", check=False)
+    assert "the server could not find the requested resource" in missing

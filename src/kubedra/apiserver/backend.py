@@ -83,6 +83,8 @@ class LiveCluster:
 
     def create(self, info: KindInfo, namespace: str | None, body: Any) -> dict[str, Any]:
         obj = self._decode(info, namespace, body)
+        if info.kind == "Namespace" and not (obj.get("status") or {}).get("phase"):
+            obj["status"] = {**(obj.get("status") or {}), "phase": "Active"}  # as upstream
         name = str(obj["metadata"].get("name") or obj["metadata"].get("generateName") or "")
         with self.lock:
             try:
