@@ -295,3 +295,18 @@ def test_keep_alive_answers_do_not_wait_for_delayed_acks(served: Served) -> None
         assert time.perf_counter() - start < 0.6
     finally:
         conn.close()
+
+
+def test_watch_as_table_sends_one_row_tables(served: Served) -> None:
+    """What `kubectl get pods -w` reads: each event's object is a Table with one row."""
+    served.request("POST", "/api/v1/namespaces/default/pods", POD)
+    request = urllib.request.Request(
+        served.url + "/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1",
+        headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        events = [json.loads(line) for line in response.read().splitlines()]
+    assert [event["type"] for event in events] == ["ADDED"]
+    table = events[0]["object"]
+    assert table["kind"] == "Table"
+    assert [row["cells"][:3] for row in table["rows"]] == [["web", "1/1", "Running"]]
