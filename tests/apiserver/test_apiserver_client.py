@@ -310,3 +310,16 @@ def test_watch_as_table_sends_one_row_tables(served: Served) -> None:
     table = events[0]["object"]
     assert table["kind"] == "Table"
     assert [row["cells"][:3] for row in table["rows"]] == [["web", "1/1", "Running"]]
+
+
+def test_updates_are_validated_like_creates(served: Served) -> None:
+    served.request("POST", "/api/v1/namespaces/default/pods", POD)
+    code, body = served.request(
+        "PATCH",
+        "/api/v1/namespaces/default/pods/web",
+        {"metadata": {"labels": {"bad key": "x"}}},
+        {"Content-Type": "application/merge-patch+json"},
+    )
+    assert (code, body["reason"]) == (422, "Invalid")
+    assert body["details"]["causes"][0]["field"] == "metadata.labels"
+    assert body["message"].startswith('Pod "web" is invalid: metadata.labels: Invalid value:')
