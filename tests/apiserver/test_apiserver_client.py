@@ -323,3 +323,39 @@ def test_updates_are_validated_like_creates(served: Served) -> None:
     assert (code, body["reason"]) == (422, "Invalid")
     assert body["details"]["causes"][0]["field"] == "metadata.labels"
     assert body["message"].startswith('Pod "web" is invalid: metadata.labels: Invalid value:')
+
+
+def test_discovery_aggregated_when_asked_legacy_otherwise(served: Served) -> None:
+    accept = (
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+        "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+        "application/json"
+    )
+    request = urllib.request.Request(served.url + "/apis", headers={"Accept": accept})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.headers["Content-Type"] == (
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+        )
+        groups = json.loads(response.read())
+    assert [item["metadata"]["name"] for item in groups["items"]] == [
+        "scheduling.k8s.io",
+        "resource.k8s.io",
+    ]
+    resource = next(
+        item for item in groups["items"] if item["metadata"]["name"] == "resource.k8s.io"
+    )
+    claims = next(
+        r for r in resource["versions"][0]["resources"] if r["resource"] == "resourceclaims"
+    )
+    assert claims["scope"] == "Namespaced"
+    assert claims["responseKind"] == {
+        "group": "resource.k8s.io",
+        "version": "v1",
+        "kind": "ResourceClaim",
+    }
+    assert claims["subresources"][0]["subresource"] == "status"
+    code, legacy = served.request("GET", "/api")
+    assert (code, legacy["kind"], legacy["versions"]) == (200, "APIVersions", ["v1"])
+    code, core = served.request("GET", "/api/v1")
+    pods = next(r for r in core["resources"] if r["name"] == "pods")
+    assert (pods["shortNames"], pods["namespaced"], pods["categories"]) == (["po"], True, ["all"])

@@ -33,11 +33,9 @@ DEFAULT_WATCH_SECONDS = 1800
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
-def json_response(body: Any, code: int = 200) -> Response:
+def json_response(body: Any, code: int = 200, media: str = "application/json") -> Response:
     return Response(
-        content=json.dumps(body, separators=(",", ":")),
-        status_code=code,
-        media_type="application/json",
+        content=json.dumps(body, separators=(",", ":")), status_code=code, media_type=media
     )
 
 
@@ -104,9 +102,13 @@ class ApiRoutes:
     # --- discovery -------------------------------------------------------------------------
 
     async def core(self, request: Request) -> Response:
+        if discovery.wants_aggregated(request.headers.get("accept")):
+            return json_response(discovery.aggregated(core=True), media=discovery.AGGREGATED)
         return json_response(discovery.api_versions(request.url.netloc))
 
     async def groups(self, request: Request) -> Response:
+        if discovery.wants_aggregated(request.headers.get("accept")):
+            return json_response(discovery.aggregated(core=False), media=discovery.AGGREGATED)
         return json_response(discovery.api_groups())
 
     async def version(self, request: Request) -> Response:
