@@ -1,8 +1,8 @@
 """Discovery: which groups, versions and resources the simulated cluster serves.
 
-kubectl asks ``/api`` and ``/apis`` for aggregated discovery first and falls back to the
-legacy documents (``APIVersions``, ``APIGroupList``, one ``APIResourceList`` per version)
-when the answer is plain JSON, which is what is served here.
+kubectl asks ``/api`` and ``/apis`` for aggregated discovery (``apidiscovery.k8s.io/v2``,
+every resource in one answer); other clients get the legacy documents (``APIVersions``,
+``APIGroupList``, one ``APIResourceList`` per version).
 """
 
 from __future__ import annotations
