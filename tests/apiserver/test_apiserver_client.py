@@ -359,3 +359,19 @@ def test_discovery_aggregated_when_asked_legacy_otherwise(served: Served) -> Non
     code, core = served.request("GET", "/api/v1")
     pods = next(r for r in core["resources"] if r["name"] == "pods")
     assert (pods["shortNames"], pods["namespaced"], pods["categories"]) == (["po"], True, ["all"])
+
+
+def test_scheduling_events_are_listed_and_watched(served: Served) -> None:
+    _, events = served.request("GET", "/api/v1/namespaces/default/events")
+    version = events["metadata"]["resourceVersion"]
+    assert events["items"] == []
+    served.request("POST", "/api/v1/namespaces/default/pods", POD)
+    query = f"watch=true&resourceVersion={version}&timeoutSeconds=1"
+    watched = watch_lines(served, f"/api/v1/namespaces/default/events?{query}")
+    assert [(e["type"], e["object"]["reason"]) for e in watched] == [("ADDED", "Scheduled")]
+    event = watched[0]["object"]
+    assert event["message"] == "Successfully assigned default/web to node-1"
+    assert event["involvedObject"]["name"] == "web"
+    selector = "involvedObject.name=web,involvedObject.kind=Pod"
+    _, listed = served.request("GET", f"/api/v1/events?fieldSelector={selector}")
+    assert [e["reason"] for e in listed["items"]] == ["Scheduled"]

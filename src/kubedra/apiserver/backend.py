@@ -58,7 +58,9 @@ class LiveCluster:
         """Run the control loop to its fixed point, then turn new decisions into Events."""
         self.simulation.run()
         scheduler = getattr(self.simulation, "scheduler", None)
-        self.events.observe(getattr(scheduler, "decisions", []), self.store)
+        changes = self.events.observe(getattr(scheduler, "decisions", []), self.store)
+        for change in changes:
+            self.feed.record(change, self.store.resource_version)
 
     # --- reading ---------------------------------------------------------------------------
 
