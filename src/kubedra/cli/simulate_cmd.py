@@ -237,7 +237,7 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
     from rich.table import Table
 
     from kubedra.cluster.podclaims import pod_claim_names
-    from kubedra.cluster.report import request_reports
+    from kubedra.cluster.report import MatchedValues, request_reports
 
     pods = sim.store.list("Pod")
     nodes = sim.store.list("Node")
@@ -266,7 +266,8 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
         out.print(f"... and {len(pods) - 200} more pods (-o wide shows all)")
 
     claims_table = Table(box=None, header_style="bold", pad_edge=False, title_justify="left")
-    columns = ["CLAIM", "REQUEST", "DEVICE", "RESERVED FOR"]
+    matched = MatchedValues(sim.store)
+    columns = ["CLAIM", "REQUEST", "DEVICE", "MATCHED ON", "RESERVED FOR"]
     if wide:
         columns.append("NODE SELECTOR")
     for column in columns:
@@ -285,10 +286,12 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
                 if result.get("device")
                 else "(not allocated)"
             )
+            why = matched.describe(claim, result) if result.get("device") else ""
             row = [
                 f"{meta['namespace']}/{meta['name']}",
                 str(result.get("request")),
                 device,
+                why or "-",
                 reserved,
             ]
             if wide:
@@ -299,6 +302,8 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
     if shown:
         out.print()
         out.print(claims_table)
+        if shown > 200 and not wide:
+            out.print(f"... and {shown - 200} more claim devices (-o wide shows all)")
 
     for report in request_reports(sim.store):
         out.print()
