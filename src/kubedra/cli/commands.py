@@ -14,6 +14,7 @@ from kubedra.cli import (
     explain_cmd,
     features_cmd,
     kubelet_sim_cmd,
+    serve_api_cmd,
     simulate_cmd,
     snapshot_cmd,
     validate,
@@ -29,4 +30,5 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     conformance_cli.register,
     explain_cmd.register,
     simulate_cmd.register,
+    serve_api_cmd.register,
 ]

@@ -1,0 +1,279 @@
+"""The simulated cluster behind the API: one lock, writes, then the control loop to rest.
+
+Every request runs under the lock. After a write the simulation loop runs (controllers,
+scheduler, kubelet) until nothing changes, so a pod created with kubectl is scheduled before
+the next request is answered. Reads see the store as it is.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from typing import Any, Protocol
+
+from kubedra.api.defaults import apply_defaults
+from kubedra.api.io import DecodeError, decode
+from kubedra.api.validation import validate_object
+from kubedra.apiserver.discovery import EVENT, WITH_STATUS
+from kubedra.apiserver.events import EventRecorder
+from kubedra.apiserver.status import ApiError, bad_request, from_store_error, not_found
+from kubedra.apiserver.watch import ChangeFeed
+from kubedra.cluster.clock import SimClock
+from kubedra.cluster.events import Event
+from kubedra.cluster.kinds import KindInfo
+from kubedra.cluster.store import Store, StoreError, invalid
+from kubedra.gofmt import quote
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+class SimulationLike(Protocol):
+    """What the server needs of kubedra.cluster.simulation.Simulation."""
+
+    store: Store
+    clock: SimClock
+
+    def run(self) -> None: ...
+
+
+class LiveCluster:
+    """A Simulation served over HTTP: serialized access, a change feed and scheduling events."""
+
+    def __init__(self, simulation: SimulationLike) -> None:
+        self.simulation = simulation
+        self.store = simulation.store
+        self.clock = simulation.clock
+        self.lock = threading.RLock()
+        self.feed = ChangeFeed(self.store.resource_version)
+        self.events = EventRecorder(self.clock)
+        self.closed = False
+        with self.lock:
+            self.store.subscribe(self._record)
+            self._settle()
+
+    def _record(self, event: Event) -> None:
+        self.feed.record(event, self.store.resource_version)
+
+    def _settle(self) -> None:
+        """Run the control loop to its fixed point, then turn new decisions into Events."""
+        self.simulation.run()
+        scheduler = getattr(self.simulation, "scheduler", None)
+        changes = self.events.observe(getattr(scheduler, "decisions", []), self.store)
+        for change in changes:
+            self.feed.record(change, self.store.resource_version)
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def get(self, info: KindInfo, name: str, namespace: str | None) -> dict[str, Any]:
+        with self.lock:
+            if info is EVENT:
+                obj = self.events.get(name, namespace)
+            else:
+                obj = self.store.get(info.kind, name, namespace)
+            if obj is None:
+                raise not_found(info, name)
+            return obj
+
+    def list(self, info: KindInfo, namespace: str | None) -> tuple[list[dict[str, Any]], int]:
+        """The objects and the resourceVersion the list was taken at."""
+        with self.lock:
+            if info is EVENT:
+                items = self.events.list(namespace)
+            else:
+                items = self.store.list(info.kind, namespace if info.namespaced else None)
+            return list(items), self.store.resource_version
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def create(self, info: KindInfo, namespace: str | None, body: Any) -> dict[str, Any]:
+        obj = self._decode(info, namespace, body)
+        if info.kind == "Namespace" and not (obj.get("status") or {}).get("phase"):
+            obj["status"] = {**(obj.get("status") or {}), "phase": "Active"}  # as upstream
+        name = str(obj["metadata"].get("name") or obj["metadata"].get("generateName") or "")
+        with self.lock:
+            try:
+                created = self.store.create(obj)
+            except StoreError as error:
+                raise from_store_error(error, info, name) from None
+            self._settle()
+            return created
+
+    def replace(
+        self, info: KindInfo, namespace: str | None, name: str, body: Any, subresource: str
+    ) -> dict[str, Any]:
+        """PUT: the main resource keeps the stored status; ``/status`` changes only status."""
+        obj = self._decode(info, namespace, body)
+        if obj["metadata"].get("name") != name:
+            raise bad_request("the name of the object does not match the name on the URL")
+        with self.lock:
+            current = self.store.get(info.kind, name, namespace)
+            if current is None:
+                raise not_found(info, name)
+            new = self._merge_status(info, current, obj, subresource)
+            return self._update(info, name, new)
+
+    def patch(
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        name: str,
+        patch: Any,
+        content_type: str,
+        subresource: str,
+    ) -> dict[str, Any]:
+        """Merge patches and apply patches; strategic merge patches are applied as JSON merge
+        patches without their ``$`` directives (lists are replaced, not merged by key)."""
+        if "json-patch" in content_type:
+            raise ApiError(
+                415,
+                "UnsupportedMediaType",
+                f"the body of the request was in an unknown format - accepted media types "
+                f"include: application/merge-patch+json, application/strategic-merge-patch+json,"
+                f" application/apply-patch+yaml; got {content_type}",
+            )
+        if not isinstance(patch, dict):
+            raise bad_request("the patch must be a JSON object")
+        with self.lock:
+            current = self.store.get(info.kind, name, namespace)
+            if current is None:
+                if "apply-patch" in content_type:
+                    return self.create(info, namespace, patch)
+                raise not_found(info, name)
+            if "strategic" in content_type:
+                patch = without_directives(patch)
+            merged = merge_patch(copy.deepcopy(current), patch)
+            obj = self._decode(info, namespace, merged)
+            new = self._merge_status(info, current, obj, subresource)
+            return self._update(info, name, new)
+
+    def delete(
+        self, info: KindInfo, namespace: str | None, name: str, options: dict[str, Any]
+    ) -> dict[str, Any]:
+        if info is EVENT:
+            raise ApiError(405, "MethodNotAllowed", "events are read-only here")
+        with self.lock:
+            current = self.store.get(info.kind, name, namespace)
+            if current is None:
+                raise not_found(info, name)
+            preconditions = options.get("preconditions") or {}
+            for field in ("uid", "resourceVersion"):
+                wanted = preconditions.get(field)
+                have = current["metadata"].get(field)
+                if wanted and wanted != have:
+                    raise ApiError(
+                        409,
+                        "Conflict",
+                        f"Operation cannot be fulfilled on {info.group_resource} {quote(name)}: "
+                        f"Precondition failed: {field.upper() if field == 'uid' else field}: "
+                        f"{wanted}, ObjectMeta.{'UID' if field == 'uid' else 'ResourceVersion'}: "
+                        f"{have}",
+                    )
+            try:
+                last = self.store.delete(info.kind, name, namespace)
+            except StoreError as error:
+                raise from_store_error(error, info, name) from None
+            self._settle()
+            if last is None:
+                raise not_found(info, name)
+            return last
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _update(self, info: KindInfo, name: str, new: dict[str, Any]) -> dict[str, Any]:
+        """Default and validate as on create (the store trusts its controllers' updates)."""
+        new = apply_defaults(new, now=self.clock.now())
+        errors = validate_object(new)
+        if errors:
+            raise from_store_error(invalid(info, name, errors), info, name)
+        try:
+            updated = self.store.update(new)
+        except StoreError as error:
+            raise from_store_error(error, info, name) from None
+        self._settle()
+        return updated
+
+    @staticmethod
+    def _merge_status(
+        info: KindInfo, current: dict[str, Any], obj: dict[str, Any], subresource: str
+    ) -> dict[str, Any]:
+        if subresource == "status":
+            new = dict(current)
+            new["metadata"] = {
+                **current["metadata"],
+                "resourceVersion": obj["metadata"].get("resourceVersion")
+                or current["metadata"]["resourceVersion"],
+            }
+            if "status" in obj:
+                new["status"] = obj["status"]
+            else:
+                new.pop("status", None)
+            return new
+        if info.kind in WITH_STATUS:
+            new = {key: value for key, value in obj.items() if key != "status"}
+            if "status" in current:
+                new["status"] = current["status"]
+            return new
+        return obj
+
+    def _decode(self, info: KindInfo, namespace: str | None, body: Any) -> dict[str, Any]:
+        """Check the body as the apiserver's decoder does; fill apiVersion, kind, namespace."""
+        if not isinstance(body, dict):
+            raise bad_request(f"the body of the request is not a {info.kind} object")
+        body = dict(body)
+        api_version = body.setdefault("apiVersion", info.api_version)
+        kind = body.setdefault("kind", info.kind)
+        if api_version != info.api_version:
+            raise bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API "
+                f"version ({info.api_version})"
+            )
+        if kind != info.kind:
+            raise bad_request(
+                f"the kind in the data ({kind}) does not match the expected kind ({info.kind})"
+            )
+        meta = body.get("metadata")
+        if not isinstance(meta, dict):
+            meta = {}
+        meta = dict(meta)
+        if info.namespaced:
+            if meta.get("namespace") and namespace and meta["namespace"] != namespace:
+                raise bad_request(
+                    "the namespace of the provided object does not match the namespace sent on "
+                    "the request"
+                )
+            if namespace:
+                meta["namespace"] = namespace
+        else:
+            meta.pop("namespace", None)
+        body["metadata"] = meta
+        try:
+            return decode(body)
+        except DecodeError as error:
+            raise bad_request(str(error)) from None
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch (null deletes a key)."""
+    if not isinstance(patch, dict):
+        return patch
+    if not isinstance(target, dict):
+        target = {}
+    for key, value in patch.items():
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = merge_patch(target.get(key), value)
+    return target
+
+
+def without_directives(patch: Any) -> Any:
+    """A strategic merge patch less its ``$setElementOrder``, ``$patch``, ``$retainKeys``."""
+    if isinstance(patch, dict):
+        return {
+            key: without_directives(value)
+            for key, value in patch.items()
+            if not str(key).startswith("$")
+        }
+    if isinstance(patch, list):
+        return [without_directives(item) for item in patch]
+    return patch

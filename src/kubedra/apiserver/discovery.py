@@ -1,0 +1,217 @@
+"""Discovery: which groups, versions and resources the simulated cluster serves.
+
+kubectl asks ``/api`` and ``/apis`` for aggregated discovery (``apidiscovery.k8s.io/v2``,
+every resource in one answer); other clients get the legacy documents (``APIVersions``,
+``APIGroupList``, one ``APIResourceList`` per version).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kubedra.cluster.kinds import KINDS, KindInfo
+
+SERVER_VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.0+kubedra"}
+"""What ``/version`` reports: the release whose resource.k8s.io/v1 kubedra reproduces."""
+
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+
+SHORT_NAMES: dict[str, list[str]] = {
+    "pods": ["po"],
+    "nodes": ["no"],
+    "namespaces": ["ns"],
+    "priorityclasses": ["pc"],
+    "events": ["ev"],
+}
+"""Upstream's short names (resource.k8s.io defines none)."""
+
+WITH_STATUS = frozenset({"Pod", "Node", "Namespace", "ResourceClaim"})
+"""Kinds with a ``/status`` subresource: their main endpoint keeps the stored status."""
+
+EVENT = KindInfo("Event", "v1", "events", True)
+"""Core events: served read-only, made from the scheduler's decisions."""
+
+
+@dataclass(frozen=True)
+class GroupVersion:
+    group: str
+    version: str
+
+    @property
+    def group_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+def served_kinds() -> list[KindInfo]:
+    return [*KINDS.values(), EVENT]
+
+
+def group_versions() -> list[GroupVersion]:
+    """The served group/versions, the core group first, in first-seen order."""
+    seen: dict[str, GroupVersion] = {}
+    for info in served_kinds():
+        group, _, version = info.api_version.rpartition("/")
+        seen.setdefault(info.api_version, GroupVersion(group, version))
+    return list(seen.values())
+
+
+def resource_of_kind(kind: str) -> str:
+    info = KINDS.get(kind)
+    return info.resource if info else kind.lower() + "s"
+
+
+def find_resource(api_version: str, resource: str) -> KindInfo | None:
+    for info in served_kinds():
+        if info.api_version == api_version and info.resource == resource:
+            return info
+    return None
+
+
+def api_versions(host: str) -> dict[str, Any]:
+    """``/api``."""
+    return {
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": host}],
+    }
+
+
+def api_group(group: str) -> dict[str, Any]:
+    versions = [
+        {"groupVersion": gv.group_version, "version": gv.version}
+        for gv in group_versions()
+        if gv.group == group
+    ]
+    return {
+        "kind": "APIGroup",
+        "apiVersion": "v1",
+        "name": group,
+        "versions": versions,
+        "preferredVersion": versions[0],
+    }
+
+
+def api_groups() -> dict[str, Any]:
+    """``/apis``: every named group (the core group is under ``/api``)."""
+    groups: list[str] = []
+    for gv in group_versions():
+        if gv.group and gv.group not in groups:
+            groups.append(gv.group)
+    items = []
+    for group in groups:
+        body = api_group(group)
+        del body["kind"], body["apiVersion"]
+        items.append(body)
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": items}
+
+
+def resource_list(api_version: str) -> dict[str, Any] | None:
+    """``/api/v1`` or ``/apis/GROUP/VERSION``; None when the version is not served."""
+    resources: list[dict[str, Any]] = []
+    for info in served_kinds():
+        if info.api_version != api_version:
+            continue
+        singular = info.kind.lower()
+        verbs = ["get", "list", "watch"] if info is EVENT else VERBS
+        entry: dict[str, Any] = {
+            "name": info.resource,
+            "singularName": singular,
+            "namespaced": info.namespaced,
+            "kind": info.kind,
+            "verbs": verbs,
+        }
+        if info.resource in SHORT_NAMES:
+            entry["shortNames"] = SHORT_NAMES[info.resource]
+        if info.kind == "Pod":
+            entry["categories"] = ["all"]
+        resources.append(entry)
+        if info.kind in WITH_STATUS:
+            resources.append(
+                {
+                    "name": f"{info.resource}/status",
+                    "singularName": "",
+                    "namespaced": info.namespaced,
+                    "kind": info.kind,
+                    "verbs": ["get", "patch", "update"],
+                }
+            )
+    if not resources:
+        return None
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": api_version,
+        "resources": resources,
+    }
+
+
+def version_info() -> dict[str, Any]:
+    """``/version``."""
+    return {
+        **SERVER_VERSION,
+        "gitCommit": "",
+        "gitTreeState": "clean",
+        "buildDate": "2026-01-01T00:00:00Z",
+        "goVersion": "",
+        "compiler": "python",
+        "platform": "linux/amd64",
+    }
+
+
+AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+"""The media type of aggregated discovery, which kubectl asks ``/api`` and ``/apis`` for."""
+
+
+def wants_aggregated(accept: str | None) -> bool:
+    """Whether the Accept header takes ``apidiscovery.k8s.io/v2`` (kubectl lists it first)."""
+    for part in (accept or "").split(","):
+        params = {p.strip() for p in part.split(";")}
+        if {"g=apidiscovery.k8s.io", "v=v2", "as=APIGroupDiscoveryList"} <= params:
+            return True
+    return False
+
+
+def _resource_discovery(info: KindInfo, group: str, version: str) -> dict[str, Any]:
+    kind = {"group": group, "version": version, "kind": info.kind}
+    entry: dict[str, Any] = {
+        "resource": info.resource,
+        "responseKind": kind,
+        "scope": "Namespaced" if info.namespaced else "Cluster",
+        "singularResource": info.kind.lower(),
+        "verbs": ["get", "list", "watch"] if info is EVENT else VERBS,
+    }
+    if info.resource in SHORT_NAMES:
+        entry["shortNames"] = SHORT_NAMES[info.resource]
+    if info.kind == "Pod":
+        entry["categories"] = ["all"]
+    if info.kind in WITH_STATUS:
+        entry["subresources"] = [
+            {"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]}
+        ]
+    return entry
+
+
+def aggregated(core: bool) -> dict[str, Any]:
+    """``/api`` (``core``) or ``/apis`` as an ``apidiscovery.k8s.io/v2`` list in one answer."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for gv in group_versions():
+        if (gv.group == "") != core:
+            continue
+        resources = [
+            _resource_discovery(info, gv.group, gv.version)
+            for info in served_kinds()
+            if info.api_version == gv.group_version
+        ]
+        versions = groups.setdefault(gv.group, [])
+        versions.append({"version": gv.version, "resources": resources, "freshness": "Current"})
+    items = [
+        {"metadata": {"name": group} if group else {}, "versions": versions}
+        for group, versions in groups.items()
+    ]
+    return {
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": "apidiscovery.k8s.io/v2",
+        "metadata": {},
+        "items": items,
+    }

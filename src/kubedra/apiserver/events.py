@@ -1,0 +1,103 @@
+"""Core ``Event`` objects made from the scheduler's decisions, for ``kubectl describe``.
+
+The scheduler writes no Events into the store, so the server keeps them: ``Scheduled``
+(``Successfully assigned NS/POD to NODE``) and ``FailedScheduling`` with the PodScheduled
+message, counted like the event recorder aggregates repeats. Watches see them too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubedra.cluster.clock import SimClock
+from kubedra.cluster.events import Event
+from kubedra.cluster.store import Store
+
+
+class EventRecorder:
+    """Events by namespace, in the order they were first seen."""
+
+    def __init__(self, clock: SimClock) -> None:
+        self.clock = clock
+        self._seen = 0
+        self._events: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+
+    def observe(self, decisions: list[Any], store: Store) -> list[Event]:
+        """Record the decisions made since the last call; return the changes, for watches."""
+        changes: list[Event] = []
+        for decision in decisions[self._seen :]:
+            change = self._record(decision, store)
+            if change is not None:
+                changes.append(change)
+        self._seen = len(decisions)
+        return changes
+
+    def _record(self, decision: Any, store: Store) -> Event | None:
+        namespace, _, name = str(getattr(decision, "pod", "")).partition("/")
+        result = getattr(decision, "result", "")
+        if result == "Scheduled":
+            type_, reason = "Normal", "Scheduled"
+            message = f"Successfully assigned {namespace}/{name} to {decision.node}"
+        elif result in ("Unschedulable", "Error"):
+            type_, reason = "Warning", "FailedScheduling"
+            message = str(getattr(decision, "message", "") or "")
+        else:
+            return None
+        now = self.clock.timestamp()
+        version = str(store.resource_version)
+        key = (namespace, name, reason, message)
+        existing = self._events.get(key)
+        if existing is not None:
+            meta = {**existing["metadata"], "resourceVersion": version}
+            updated = {
+                **existing,
+                "metadata": meta,
+                "count": existing["count"] + 1,
+                "lastTimestamp": now,
+            }
+            self._events[key] = updated
+            return Event("MODIFIED", "Event", updated, existing)
+        pod = store.get("Pod", name, namespace) or {}
+        meta = pod.get("metadata") or {}
+        created = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {
+                "name": f"{name}.{len(self._events) + 1:016x}",
+                "namespace": namespace,
+                "uid": f"event-{len(self._events) + 1}",
+                "resourceVersion": version,
+                "creationTimestamp": now,
+            },
+            "involvedObject": {
+                "kind": "Pod",
+                "namespace": namespace,
+                "name": name,
+                "uid": meta.get("uid", ""),
+                "apiVersion": "v1",
+                "resourceVersion": meta.get("resourceVersion", ""),
+            },
+            "reason": reason,
+            "message": message,
+            "source": {"component": "default-scheduler"},
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "count": 1,
+            "type": type_,
+            "reportingComponent": "default-scheduler",
+            "reportingInstance": "",
+        }
+        self._events[key] = created
+        return Event("ADDED", "Event", created, None)
+
+    def list(self, namespace: str | None) -> list[dict[str, Any]]:
+        events = self._events.values()
+        if namespace is None:
+            return list(events)
+        return [event for event in events if event["metadata"]["namespace"] == namespace]
+
+    def get(self, name: str, namespace: str | None) -> dict[str, Any] | None:
+        return next(
+            (event for event in self.list(namespace) if event["metadata"]["name"] == name),
+            None,
+        )

@@ -1,0 +1,441 @@
+"""The REST endpoints: discovery, get, list (selectors, pages), watch, create, update,
+patch and delete, with ``Status`` bodies for errors and Tables when kubectl asks for them.
+
+Paths are parsed by hand (``/api/v1/namespaces/NS/pods/NAME/status``) because a route
+table cannot tell ``namespaces/NS/status`` from ``namespaces/NS/pods``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from fastapi import APIRouter, Request
+from fastapi.responses import Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from kubedra.apiserver import discovery, openapi, protobuf
+from kubedra.apiserver.backend import LiveCluster
+from kubedra.apiserver.selectors import Matcher, field_matcher, label_matcher
+from kubedra.apiserver.status import ApiError, bad_request, path_not_found
+from kubedra.apiserver.tables import to_table, wants_table
+from kubedra.cluster.kinds import KindInfo
+
+WATCH_POLL_SECONDS = 0.05
+DEFAULT_WATCH_SECONDS = 1800
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+def json_response(body: Any, code: int = 200, media: str = "application/json") -> Response:
+    return Response(
+        content=json.dumps(body, separators=(",", ":")), status_code=code, media_type=media
+    )
+
+
+def error_response(error: ApiError) -> Response:
+    return json_response(error.status(), error.code)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a resource path names."""
+
+    info: KindInfo
+    namespace: str | None
+    name: str | None
+    subresource: str
+
+
+def parse_target(api_version: str, segments: list[str]) -> Target:
+    """``[namespaces, NS,] RESOURCE [, NAME [, SUB]]`` under one group/version."""
+    namespace: str | None = None
+    if len(segments) >= 3 and segments[0] == "namespaces" and segments[2] not in ("status",):
+        namespace = segments[1]
+        segments = segments[2:]
+    if not segments or len(segments) > 3:
+        raise path_not_found()
+    info = discovery.find_resource(api_version, segments[0])
+    if info is None or (namespace is not None and not info.namespaced):
+        raise path_not_found()
+    name = segments[1] if len(segments) > 1 else None
+    subresource = segments[2] if len(segments) > 2 else ""
+    if subresource and (subresource != "status" or info.kind not in discovery.WITH_STATUS):
+        raise path_not_found()
+    return Target(info, namespace, name, subresource)
+
+
+class ContinueToken:
+    """``?continue=``: where the next page starts (the last uid seen, or an offset)."""
+
+    @staticmethod
+    def encode(offset: int, uid: str) -> str:
+        raw = json.dumps({"offset": offset, "uid": uid}).encode()
+        return base64.urlsafe_b64encode(raw).decode()
+
+    @staticmethod
+    def start(token: str, items: list[dict[str, Any]]) -> int:
+        try:
+            data = json.loads(base64.urlsafe_b64decode(token.encode()))
+            offset = int(data["offset"])
+            uid = str(data["uid"])
+        except (ValueError, KeyError, TypeError, binascii.Error):
+            raise bad_request("continue key is not valid: illegal base64 data") from None
+        for index, item in enumerate(items):
+            if item["metadata"].get("uid") == uid:
+                return index + 1
+        return offset
+
+
+class ApiRoutes:
+    """The request handlers for one LiveCluster."""
+
+    def __init__(self, cluster: LiveCluster) -> None:
+        self.cluster = cluster
+
+    # --- discovery -------------------------------------------------------------------------
+
+    async def core(self, request: Request) -> Response:
+        if discovery.wants_aggregated(request.headers.get("accept")):
+            return json_response(discovery.aggregated(core=True), media=discovery.AGGREGATED)
+        return json_response(discovery.api_versions(request.url.netloc))
+
+    async def groups(self, request: Request) -> Response:
+        if discovery.wants_aggregated(request.headers.get("accept")):
+            return json_response(discovery.aggregated(core=False), media=discovery.AGGREGATED)
+        return json_response(discovery.api_groups())
+
+    async def version(self, request: Request) -> Response:
+        return json_response(discovery.version_info())
+
+    async def healthz(self, request: Request) -> Response:
+        return Response("ok", media_type="text/plain")
+
+    async def openapi_v2(self, request: Request) -> Response:
+        return error_response(path_not_found())
+
+    async def openapi_v3(self, request: Request, rest: str = "") -> Response:
+        body = openapi.document(rest.strip("/")) if rest.strip("/") else openapi.root()
+        if body is None:
+            return error_response(path_not_found())
+        return json_response(body)
+
+    # --- resources -------------------------------------------------------------------------
+
+    async def core_path(self, request: Request, rest: str) -> Response:
+        segments = [s for s in rest.split("/") if s]
+        if not segments:
+            return await self.core(request)
+        if segments[0] != "v1":
+            return error_response(path_not_found())
+        return await self._dispatch(request, "v1", segments[1:])
+
+    async def group_path(self, request: Request, rest: str) -> Response:
+        segments = [s for s in rest.split("/") if s]
+        if not segments:
+            return await self.groups(request)
+        group = segments[0]
+        if len(segments) == 1:
+            if group not in {gv.group for gv in discovery.group_versions() if gv.group}:
+                return error_response(path_not_found())
+            return json_response(discovery.api_group(group))
+        return await self._dispatch(request, f"{group}/{segments[1]}", segments[2:])
+
+    async def _dispatch(self, request: Request, api_version: str, segments: list[str]) -> Response:
+        try:
+            if not segments:
+                if request.method != "GET":
+                    raise path_not_found()
+                resources = discovery.resource_list(api_version)
+                if resources is None:
+                    raise path_not_found()
+                return json_response(resources)
+            target = parse_target(api_version, segments)
+            return await self._serve(request, target)
+        except ApiError as error:
+            return error_response(error)
+
+    async def _serve(self, request: Request, target: Target) -> Response:
+        method = request.method
+        params = request.query_params
+        cluster = self.cluster
+        if params.get("dryRun"):
+            raise bad_request("dryRun is not supported by the simulated cluster")
+        if target.info.namespaced and target.namespace is None and (method != "GET" or target.name):
+            raise path_not_found()
+        if method == "GET" and target.name is None:
+            if params.get("watch") in ("true", "1"):
+                return self._watch(request, target)
+            return await run_in_threadpool(self._list, request, target)
+        if method == "GET":
+            assert target.name is not None
+            obj = await run_in_threadpool(cluster.get, target.info, target.name, target.namespace)
+            if wants_table(request.headers.get("accept")):
+                table = to_table(
+                    target.info.kind,
+                    [obj],
+                    cluster.clock.now(),
+                    {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
+                    params.get("includeObject", "Metadata"),
+                )
+                return json_response(table)
+            return json_response(obj)
+        body = await self._body(request, target.info.kind)
+        if method == "POST" and target.name is None:
+            created = await run_in_threadpool(cluster.create, target.info, target.namespace, body)
+            return json_response(created, 201)
+        if method == "DELETE" and target.name is None:
+            return await run_in_threadpool(self._delete_collection, request, target, body)
+        if target.name is None:
+            raise ApiError(405, "MethodNotAllowed", f"{method} is not supported on collections")
+        if method == "PUT":
+            updated = await run_in_threadpool(
+                cluster.replace,
+                target.info,
+                target.namespace,
+                target.name,
+                body,
+                target.subresource,
+            )
+            return json_response(updated)
+        if method == "PATCH":
+            content_type = request.headers.get("content-type", "")
+            patched = await run_in_threadpool(
+                cluster.patch,
+                target.info,
+                target.namespace,
+                target.name,
+                body,
+                content_type,
+                target.subresource,
+            )
+            return json_response(patched)
+        if method == "DELETE":
+            options = body if isinstance(body, dict) else {}
+            last = await run_in_threadpool(
+                cluster.delete, target.info, target.namespace, target.name, options
+            )
+            return json_response(last)
+        raise ApiError(405, "MethodNotAllowed", f"{method} is not supported")
+
+    @staticmethod
+    async def _body(request: Request, kind: str) -> Any:
+        raw = await request.body()
+        if not raw.strip():
+            return None
+        content_type = request.headers.get("content-type", "")
+        if content_type.startswith(protobuf.PROTOBUF):
+            if request.method == "DELETE":
+                return None  # DeleteOptions: the defaults (background propagation) apply
+            return protobuf.decode_body(raw, kind)
+        try:
+            if "yaml" in content_type:
+                return yaml.safe_load(raw)
+            return json.loads(raw)
+        except (ValueError, yaml.YAMLError) as error:
+            raise bad_request(f"the body of the request could not be decoded: {error}") from None
+
+    def _matchers(self, request: Request, target: Target) -> tuple[Matcher, Matcher]:
+        params = request.query_params
+        return (
+            label_matcher(params.get("labelSelector")),
+            field_matcher(params.get("fieldSelector"), target.info.kind),
+        )
+
+    def _list(self, request: Request, target: Target) -> Response:
+        params = request.query_params
+        labels, fields = self._matchers(request, target)
+        items, version = self.cluster.list(target.info, target.namespace)
+        items = [obj for obj in items if labels(obj) and fields(obj)]
+        start = 0
+        if params.get("continue"):
+            start = ContinueToken.start(params["continue"], items)
+        meta: dict[str, Any] = {"resourceVersion": str(version)}
+        limit = _int_param(params.get("limit"), "limit")
+        page = items[start:]
+        if limit and len(page) > limit:
+            page = page[:limit]
+            meta["continue"] = ContinueToken.encode(
+                start + limit, str(page[-1]["metadata"].get("uid", ""))
+            )
+            meta["remainingItemCount"] = len(items) - start - limit
+        if wants_table(request.headers.get("accept")):
+            table = to_table(
+                target.info.kind,
+                page,
+                self.cluster.clock.now(),
+                meta,
+                params.get("includeObject", "Metadata"),
+            )
+            return json_response(table)
+        return json_response(
+            {
+                "kind": f"{target.info.kind}List",
+                "apiVersion": target.info.api_version,
+                "metadata": meta,
+                "items": page,
+            }
+        )
+
+    def _delete_collection(self, request: Request, target: Target, body: Any) -> Response:
+        """``deletecollection``: delete every selected object; answer the list of them."""
+        labels, fields = self._matchers(request, target)
+        options = body if isinstance(body, dict) else {}
+        with self.cluster.lock:
+            items, _ = self.cluster.list(target.info, target.namespace)
+            deleted = []
+            for obj in items:
+                if labels(obj) and fields(obj):
+                    meta = obj["metadata"]
+                    name, namespace = meta["name"], meta.get("namespace")
+                    deleted.append(self.cluster.delete(target.info, namespace, name, options))
+            version = self.cluster.store.resource_version
+        return json_response(
+            {
+                "kind": f"{target.info.kind}List",
+                "apiVersion": target.info.api_version,
+                "metadata": {"resourceVersion": str(version)},
+                "items": deleted,
+            }
+        )
+
+    # --- watch -----------------------------------------------------------------------------
+
+    def _watch(self, request: Request, target: Target) -> StreamingResponse:
+        params = request.query_params
+        labels, fields = self._matchers(request, target)
+        timeout = _int_param(params.get("timeoutSeconds"), "timeoutSeconds")
+        as_table = wants_table(request.headers.get("accept"))
+        stream = self._watch_events(
+            target,
+            labels,
+            fields,
+            params.get("resourceVersion", ""),
+            params.get("sendInitialEvents") == "true",
+            params.get("allowWatchBookmarks") == "true",
+            timeout or DEFAULT_WATCH_SECONDS,
+            as_table,
+        )
+        return StreamingResponse(stream, media_type="application/json")
+
+    async def _watch_events(
+        self,
+        target: Target,
+        labels: Matcher,
+        fields: Matcher,
+        version_text: str,
+        send_initial: bool,
+        bookmarks: bool,
+        timeout: int,
+        as_table: bool,
+    ) -> AsyncIterator[bytes]:
+        cluster = self.cluster
+        info = target.info
+
+        def matches(obj: dict[str, Any] | None) -> bool:
+            if obj is None:
+                return False
+            if target.namespace and obj["metadata"].get("namespace") != target.namespace:
+                return False
+            return labels(obj) and fields(obj)
+
+        def line(type_: str, obj: dict[str, Any]) -> bytes:
+            if as_table and type_ in ("ADDED", "MODIFIED", "DELETED"):
+                meta = {"resourceVersion": obj["metadata"].get("resourceVersion", "")}
+                obj = to_table(info.kind, [obj], cluster.clock.now(), meta)
+            return (
+                json.dumps({"type": type_, "object": obj}, separators=(",", ":")).encode() + b"\n"
+            )
+
+        def begin() -> tuple[list[dict[str, Any]], int, int]:
+            """The initial objects, the version and feed position to go on from (-1: gone)."""
+            with cluster.lock:
+                if version_text in ("", "0") or send_initial:
+                    items, version = cluster.list(info, target.namespace)
+                    return [obj for obj in items if matches(obj)], version, cluster.feed.end()
+                try:
+                    version = int(version_text)
+                except ValueError:
+                    version = -1
+                if version < 0 or cluster.feed.expired(version):
+                    return [], version, -1
+                return [], version, cluster.feed.position_after(version)
+
+        initial, version, position = await run_in_threadpool(begin)
+        if position < 0:
+            message = f"too old resource version: {version_text} ({cluster.feed.oldest})"
+            yield line("ERROR", ApiError(410, "Expired", message).status())
+            return
+        for obj in initial:
+            yield line("ADDED", obj)
+        if send_initial and bookmarks:
+            marker = {
+                "kind": info.kind,
+                "apiVersion": info.api_version,
+                "metadata": {
+                    "resourceVersion": str(version),
+                    "annotations": {INITIAL_EVENTS_END: "true"},
+                },
+            }
+            yield line("BOOKMARK", marker)
+        deadline = time.monotonic() + timeout
+        while not cluster.closed and time.monotonic() < deadline:
+            events, position = cluster.feed.read(position)
+            for event in events:
+                if event.kind != info.kind:
+                    continue
+                now_match = event.type != "DELETED" and matches(event.obj)
+                was_match = matches(event.old) if event.type == "MODIFIED" else False
+                if event.type == "DELETED":
+                    if matches(event.obj):
+                        yield line("DELETED", event.obj)
+                elif now_match and (event.type == "ADDED" or was_match):
+                    yield line(event.type, event.obj)
+                elif now_match:
+                    yield line("ADDED", event.obj)
+                elif was_match:
+                    yield line("DELETED", event.obj)
+            if not events:
+                await asyncio.sleep(WATCH_POLL_SECONDS)
+
+
+def _int_param(text: str | None, name: str) -> int:
+    if not text:
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        raise bad_request(f"{name}: invalid value {text!r}: must be an integer") from None
+    if value < 0:
+        raise bad_request(f"{name}: invalid value {text!r}: must be non-negative")
+    return value
+
+
+def build_router(cluster: LiveCluster) -> APIRouter:
+    """The Kubernetes API of ``cluster`` as a router, to mount in any FastAPI app."""
+    routes = ApiRoutes(cluster)
+    router = APIRouter()
+    methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    router.add_api_route("/version", routes.version, methods=["GET"], include_in_schema=False)
+    for path in ("/healthz", "/readyz", "/livez"):
+        router.add_api_route(path, routes.healthz, methods=["GET"], include_in_schema=False)
+    router.add_api_route("/openapi/v2", routes.openapi_v2, methods=["GET"], include_in_schema=False)
+    router.add_api_route("/openapi/v3", routes.openapi_v3, methods=["GET"], include_in_schema=False)
+    router.add_api_route(
+        "/openapi/v3/{rest:path}", routes.openapi_v3, methods=["GET"], include_in_schema=False
+    )
+    router.add_api_route("/api", routes.core, methods=["GET"], include_in_schema=False)
+    router.add_api_route("/apis", routes.groups, methods=["GET"], include_in_schema=False)
+    router.add_api_route(
+        "/api/{rest:path}", routes.core_path, methods=methods, include_in_schema=False
+    )
+    router.add_api_route(
+        "/apis/{rest:path}", routes.group_path, methods=methods, include_in_schema=False
+    )
+    return router
