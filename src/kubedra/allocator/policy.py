@@ -17,6 +17,11 @@ start of the call; ties keep first-fit's pool order):
 2. **unused counters**: for a partitionable device, the sum of the counters left in the
    counter sets it draws from once it is taken.
 
+Requests under a ``distinctAttribute`` constraint keep first-fit's order (see ``_distinct``).
+One upstream rule stays order-dependent: a CEL selector that fails at run time on a device
+aborts the call when the search meets that device, so a policy may meet (or miss) such an
+error where first-fit does not.
+
 ``best-fit`` tries the smallest of both first (packs small claims onto small or already
 partly used devices), ``spread`` the largest first.
 """
@@ -27,6 +32,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from kubedra.allocator.capacity import static_consumption
+from kubedra.allocator.constraints import DistinctAttribute
 from kubedra.allocator.inventory import DeviceInfo, PoolView
 from kubedra.allocator.quantities import Number
 
@@ -94,6 +100,9 @@ class Ordering:
         found = self._cache.get(id(data))
         if found is not None:
             return found
+        if _distinct(search, data):
+            self._cache[id(data)] = search.view.pools
+            return search.view.pools
         sign = self.sign
         skipped: list[Any] = []
         ranked: list[tuple[tuple[Number, Number], int, DevicePool]] = []
@@ -108,6 +117,18 @@ class Ordering:
         order = skipped + [r[2] for r in ranked]
         self._cache[id(data)] = order
         return order
+
+
+def _distinct(search: Search, data: RequestData) -> bool:
+    """Whether a distinctAttribute constraint applies to ``data``: upstream remembers only the
+    latest device of each request there, so which sets pass depends on the order devices are
+    added; such requests keep first-fit's order so that every allocation stays one upstream
+    makes (and the feasibility the same)."""
+    base, sub = (data.name, "") if data.parent is None else (data.parent, data.name)
+    return any(
+        isinstance(c, DistinctAttribute) and c.applies(base, sub)
+        for c in search.constraints[data.claim_index]
+    )
 
 
 def orderer(policy: str) -> Orderer | None:

@@ -6,11 +6,14 @@ first-fit follows); pods ask through a claim template for one GPU with at least 
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 DRIVER = "gpu.example.com"
 CLASS = "gpu.example.com"
 GIB = 1024**3
+SIZES = (80, 40, 24, 8)
+"""GPU sizes in GiB, in slice order (largest first, as first-fit meets them)."""
 
 
 def device_class() -> dict[str, Any]:
@@ -92,17 +95,32 @@ def pod(name: str, template_name: str) -> dict[str, Any]:
     }
 
 
-def mixed_sizes(
-    nodes: int, sizes_gib: tuple[int, ...] = (80, 40, 24, 8), queue: tuple[int, ...] = ()
-) -> list[dict[str, Any]]:
-    """``nodes`` nodes with one GPU per size; a pod per entry of ``queue`` (GiB asked).
+def queue_of(
+    kind: str, nodes: int, sizes_gib: tuple[int, ...] = SIZES, seed: int = 1
+) -> tuple[int, ...]:
+    """A queue of asks (GiB), one per GPU: 90% of each size (7/8, 22, 36, 72 for 8/24/40/80).
 
-    The default queue repeats small and large asks so that every GPU could be used: for each
-    node one pod per size, small asks first in each round (4, 20, 36, 72 GiB for 8/24/40/80).
+    ``rounds``: small to large, again and again (a mixed queue); ``waves``: all small asks
+    first, then the next size; ``random``: sizes drawn with a fixed seed.
     """
+    asks = sorted(max(1, s - s // 10) for s in sizes_gib)
+    if kind == "rounds":
+        return tuple(a for _ in range(nodes) for a in asks)
+    if kind == "waves":
+        return tuple(a for a in asks for _ in range(nodes))
+    if kind == "random":
+        rng = random.Random(seed)
+        return tuple(rng.choice(asks) for _ in range(nodes * len(asks)))
+    raise ValueError(f"unknown queue {kind!r}: use rounds, waves or random")
+
+
+def mixed_sizes(
+    nodes: int, sizes_gib: tuple[int, ...] = SIZES, queue: tuple[int, ...] = ()
+) -> list[dict[str, Any]]:
+    """``nodes`` nodes with one GPU per size; a pod per entry of ``queue`` (GiB asked;
+    default: the ``rounds`` queue)."""
     if not queue:
-        asks = sorted(max(1, s - s // 10) for s in sizes_gib)
-        queue = tuple(a for _ in range(nodes) for a in asks)
+        queue = queue_of("rounds", nodes, sizes_gib)
     objects: list[dict[str, Any]] = [device_class()]
     for i in range(nodes):
         name = f"node-{i}"
