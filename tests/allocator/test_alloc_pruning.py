@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from unittest import mock
 
 from alloc_builders import (
     DRIVER,
@@ -24,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubedra.allocator.engine import Allocator, Outcome
+from kubedra.allocator.explain import EQUIVALENT_FAILED
 from kubedra.allocator.features import GATE_NAMES, Features
 
 EXAMPLES = int(os.environ.get("KUBEDRA_PRUNE_EXAMPLES", "300"))
@@ -174,6 +176,20 @@ def test_pruned_and_plain_searches_agree(case: dict[str, Any]) -> None:
     assert _outcome(case, prune=True) == _outcome(case, prune=False)
 
 
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(_case())
+def test_pruning_agrees_when_results_overflow(case: dict[str, Any]) -> None:
+    # With the per-claim limit of 32 results lowered to 3, small cases overflow often, which
+    # steers the search to other subrequests: pruning must not change that either.
+    with mock.patch("kubedra.allocator.search.ALLOCATION_RESULTS_MAX_SIZE", 3):
+        assert _outcome(case, prune=True) == _outcome(case, prune=False)
+
+
 def _pruned(slices: list[dict[str, Any]], claims: list[dict[str, Any]]) -> Outcome:
     allocator = Allocator(Features(), [device_class()], slices, timeout=None)
     allocator.prune_after = 0
@@ -210,3 +226,17 @@ def test_interchangeable_devices_after_a_failure_are_skipped() -> None:
         claim("b", {"name": "r1", "exactly": {"deviceClassName": DRIVER, "count": 5}}),
     ]
     assert _pruned(slices, claims).unschedulable
+
+
+def test_the_recorder_names_devices_skipped_as_equivalent() -> None:
+    slices = [slice_("s", [device(f"d{i}") for i in range(6)])]
+    claims = [
+        claim("a", {"name": "r1", "exactly": {"deviceClassName": DRIVER, "count": 2}}),
+        claim("b", {"name": "r1", "exactly": {"deviceClassName": DRIVER, "count": 5}}),
+    ]
+    allocator = Allocator(Features(), [device_class()], slices, timeout=None)
+    allocator.prune_after = 0
+    outcome, recorder = allocator.explain(node(), claims)
+    assert outcome.unschedulable
+    skipped = recorder.reasons[("default/a", "r1")][EQUIVALENT_FAILED]
+    assert skipped.count >= 1 and skipped.examples[0].startswith("gpu.example.com/node-1/d")

@@ -19,7 +19,7 @@ from kubedra.allocator.claims import (
     RequestData,
 )
 from kubedra.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
-from kubedra.allocator.explain import Recorder
+from kubedra.allocator.explain import EQUIVALENT_FAILED, Recorder
 from kubedra.allocator.inventory import DeviceInfo, Inventory, NodeView
 from kubedra.allocator.nodeselect import NodeInfo
 from kubedra.allocator.pruning import Pruning, analyze
@@ -410,6 +410,8 @@ class Search:
                 if signatures is not None and not (consumable and device.allow_multiple):
                     signature = signatures.get(id(device))
                     if failed is not None and signature in failed:
+                        if recorder is not None:
+                            recorder.reject(claim.label, data.result_name, EQUIVALENT_FAILED, key)
                         continue
                     exceeded = self.exceeded
                 undo = self._allocate_device(claim, claim_index, data, device, must=False)

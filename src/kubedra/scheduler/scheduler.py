@@ -180,9 +180,12 @@ class Scheduler:
         self._claim_users: dict[str, set[str]] = {}
         self._pod_claim_keys: dict[str, set[str]] = {}
         self._tables: dict[str, ShapeTable] = {}
+        # Existing objects, dependencies first (pods after the nodes they are bound to).
+        self._syncing = True
         for kind in CREATION_ORDER:
             for obj in store.list(kind):
                 self._on_event(Event("ADDED", kind, obj, None))
+        self._syncing = False
         store.subscribe(self._on_event)
 
     # --- time -----------------------------------------------------------------------------------
@@ -203,7 +206,7 @@ class Scheduler:
                 self.nodes.remove(obj["metadata"]["name"])
             else:
                 node = self.nodes.upsert(obj, self.q)
-                if event.type == "ADDED":
+                if event.type == "ADDED" and not self._syncing:
                     for other in self.store.list("Pod"):
                         if (other.get("spec") or {}).get("nodeName") == node.name:
                             self._account(other)
@@ -308,6 +311,8 @@ class Scheduler:
         if (pod.get("spec") or {}).get("schedulerName", SCHEDULER_NAME) != SCHEDULER_NAME:
             return
         if (pod.get("metadata") or {}).get("deletionTimestamp"):
+            self._index_claims(key, None)
+            self.queue.remove(key)
             return
         if key in self.waiting:
             return
@@ -320,7 +325,7 @@ class Scheduler:
         elif where == "unschedulable" and (old.get("status") or {}).get(
             "resourceClaimStatuses"
         ) != (pod.get("status") or {}).get("resourceClaimStatuses"):
-            self._move({P.DYNAMIC_RESOURCES}, lambda e: e.key == key)
+            self.queue.move({P.DYNAMIC_RESOURCES}, self._now(), keys=[key])
 
     def _account(self, pod: Mapping[str, Any]) -> None:
         node = self.nodes.by_name.get((pod.get("spec") or {}).get("nodeName") or "")
@@ -385,7 +390,12 @@ class Scheduler:
             if entry is None:
                 return None
             pod = self._pod(entry.key)
-            if pod is None or (pod.get("spec") or {}).get("nodeName") or is_terminal(pod):
+            if (
+                pod is None
+                or (pod.get("spec") or {}).get("nodeName")
+                or is_terminal(pod)
+                or (pod.get("metadata") or {}).get("deletionTimestamp")
+            ):
                 self.queue.remove(entry.key)
                 continue
             decision = self._cycle(pod, entry)
