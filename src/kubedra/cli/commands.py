@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import typer
 
-from kubedra.cli import driver_cmd, explain_cmd, kubelet_sim_cmd, simulate_cmd, validate
+from kubedra.cli import driver_cmd, explain_cmd, kubelet_sim_cmd, plan_cmd, simulate_cmd, validate
 from kubedra.conformance import cli as conformance_cli
 
 REGISTRARS: list[Callable[[typer.Typer], None]] = [
@@ -19,4 +19,5 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     conformance_cli.register,
     explain_cmd.register,
     simulate_cmd.register,
+    plan_cmd.register,
 ]

@@ -1,0 +1,118 @@
+"""``kubedra plan``: capacity left for a pod, device utilization, nodes to add.
+
+Every plan command reads its cluster as ``kubedra simulate`` does (paths, ``-f``,
+``--example``), runs it to a fixed point, then answers from that state. Exit status: 0 on an
+answer, 1 for bad input.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+EXIT_BAD_INPUT = 1
+
+plan_app = typer.Typer(
+    name="plan",
+    help="Capacity planning on a simulated cluster (capacity, utilization, nodes).",
+    no_args_is_help=True,
+)
+
+
+class Output(enum.StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
+Paths = Annotated[
+    list[Path] | None, typer.Argument(help="Cluster manifests (files or directories); - for stdin.")
+]
+Files = Annotated[
+    list[Path] | None, typer.Option("--filename", "-f", help="A manifest file (repeatable).")
+]
+Example = Annotated[str | None, typer.Option("--example", help="A built-in scenario.")]
+PolicyOpt = Annotated[
+    str, typer.Option("--device-policy", help="first-fit (upstream), best-fit or spread.")
+]
+OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="text or json.")]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
+def _cluster(
+    paths: list[Path] | None, files: list[Path] | None, example: str | None, policy: str
+) -> Any:
+    from kubedra.planning.cluster import PlanInputError, load_objects, simulate
+
+    try:
+        return simulate(load_objects(paths or [], files or [], example), device_policy=policy)
+    except (PlanInputError, ValueError) as error:
+        raise _fail(str(error)) from None
+
+
+def _gib(value: int) -> str:
+    from kubedra.planning.usage import quantity
+
+    return quantity(value)
+
+
+@plan_app.command("capacity")
+def capacity(
+    pod_file: Annotated[Path, typer.Argument(help="The pod (with its claim templates) to add.")],
+    paths: Paths = None,
+    files: Files = None,
+    example: Example = None,
+    count: Annotated[
+        int | None, typer.Option("--count", help="Stop after N copies (default: until one waits).")
+    ] = None,
+    device_policy: PolicyOpt = "first-fit",
+    output: OutputOpt = Output.TEXT,
+) -> None:
+    """How many more copies of a pod fit, on which nodes, and what runs out first."""
+    from kubedra.planning.capacity import plan_capacity
+    from kubedra.planning.cluster import PlanInputError, load_objects
+
+    try:
+        pod_objects = load_objects([pod_file])
+    except PlanInputError as error:
+        raise _fail(str(error)) from None
+    sim = _cluster(paths, files, example, device_policy)
+    try:
+        result = plan_capacity(sim, pod_objects, count)
+    except PlanInputError as error:
+        raise _fail(str(error)) from None
+    if output is Output.JSON:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    more = "" if result.pending_message is None else " (then one stays Pending)"
+    copies = "copy" if len(result.placed) == 1 else "copies"
+    typer.echo(f"{len(result.placed)} more {copies} of {result.pod} fit{more}.")
+    if result.placed:
+        typer.echo("\nNODE  COPIES")
+        for node, n in sorted(result.per_node.items(), key=lambda kv: (-kv[1], kv[0])):
+            typer.echo(f"{node}  {n}")
+    runs_out = result.runs_out()
+    if runs_out:
+        typer.echo("\nRuns out first:")
+        for line in runs_out:
+            typer.echo(f"  {line}")
+    if result.pending_message and result.runs_out() != [result.pending_message]:
+        typer.echo(f"\nNext copy: {result.pending_message}")
+    for r in result.left:
+        caps = ", ".join(f"{n} {_gib(v)}" for n, v in sorted(r.free_capacity.items()))
+        typer.echo(
+            f"\nLeft for claim {r.claim}, request {r.request} (class {r.device_class}, needs "
+            f"{r.needs}): {r.free_devices} free device(s) in {len(r.free_by_pool)} pool(s)"
+            + (f"; free capacity: {caps}" if caps else "")
+        )
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(plan_app)
