@@ -114,5 +114,52 @@ def capacity(
         )
 
 
+@plan_app.command("utilization")
+def utilization(
+    paths: Paths = None,
+    files: Files = None,
+    example: Example = None,
+    device_policy: PolicyOpt = "first-fit",
+    output: OutputOpt = Output.TEXT,
+    plot_file: Annotated[
+        Path | None, typer.Option("--plot", help="Also draw bar charts to FILE.png or FILE.svg.")
+    ] = None,
+    pods: Annotated[
+        list[Path] | None,
+        typer.Option("--pod", help="A pod shape (file) that fragmentation is judged by too."),
+    ] = None,
+) -> None:
+    """Devices, capacity and counters used and free per node, pool and device class.
+
+    FRAG is the share of free capacity (or free devices) that neither a Pending pod nor a
+    --pod shape can use ("-" when there is neither)."""
+    from kubedra.planning.cluster import PlanInputError, load_objects
+    from kubedra.planning.usage import pod_requests, usage, waiting_requests
+    from kubedra.planning.utilization import groups, plot, table
+
+    if plot_file is not None and plot_file.suffix.lower() not in (".png", ".svg"):
+        raise _fail(f"--plot {plot_file}: the file name must end in .png or .svg")
+    try:
+        shapes = [load_objects([p]) for p in pods or []]
+    except PlanInputError as error:
+        raise _fail(str(error)) from None
+    sim = _cluster(paths, files, example, device_policy)
+    allocator = sim.scheduler.dra.ensure_allocator()
+    requests = waiting_requests(sim, allocator)
+    for shape in shapes:
+        requests += pod_requests(allocator, shape, sim)
+    rows = groups(usage(sim, requests))
+    if output is Output.JSON:
+        typer.echo(json.dumps([g.to_dict() for g in rows], indent=2))
+    else:
+        typer.echo(table(rows))
+    if plot_file is not None:
+        try:
+            bars = plot(rows, plot_file)
+        except OSError as error:
+            raise _fail(f"--plot {plot_file}: {error.strerror or error}") from None
+        typer.echo(f"wrote {plot_file} ({bars} bars)", err=True)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(plan_app)

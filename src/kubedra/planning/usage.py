@@ -12,6 +12,7 @@ from kubedra.allocator.claims import RequestData
 from kubedra.allocator.engine import Allocator
 from kubedra.allocator.inventory import DeviceInfo
 from kubedra.allocator.selectors import SelectorChain
+from kubedra.api.defaults import apply_defaults
 from kubedra.api.quantity import Quantity
 from kubedra.cluster.simulation import Simulation
 
@@ -53,6 +54,8 @@ class CounterUse:
 class Usage:
     devices: list[DeviceUse] = field(default_factory=list)
     counters: list[CounterUse] = field(default_factory=list)
+    shapes: int = 0
+    """How many requests decided ``DeviceUse.usable`` (0: fragmentation is undefined)."""
 
     def stranded(self) -> dict[str, int]:
         """Free capacity, per name, of devices no waiting request can use."""
@@ -84,6 +87,40 @@ def waiting_requests(sim: Simulation, allocator: Allocator) -> list[RequestData]
         if not (claim.get("status") or {}).get("allocation"):
             claims.append(claim)
     return requests_of(allocator, claims)
+
+
+def pod_requests(
+    allocator: Allocator, pod_objects: Iterable[Mapping[str, Any]], sim: Simulation
+) -> list[RequestData]:
+    """The requests a pod of a pod file would make: its templates' claims (from the file or
+    the cluster) and the named claims it shares."""
+    objs = list(pod_objects)
+    local = {
+        (str(o.get("kind")), str((o.get("metadata") or {}).get("name"))): o
+        for o in objs
+        if o.get("kind") != "Pod"
+    }
+    claims: list[Mapping[str, Any]] = []
+    for pod in (o for o in objs if o.get("kind") == "Pod"):
+        namespace = (pod.get("metadata") or {}).get("namespace") or sim.store.namespace
+        for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
+            template_name = entry.get("resourceClaimTemplateName")
+            if template_name:
+                found = local.get(("ResourceClaimTemplate", str(template_name))) or sim.store.get(
+                    "ResourceClaimTemplate", str(template_name), namespace
+                )
+                if found is not None:
+                    spec = (found.get("spec") or {}).get("spec") or {}
+                    meta = {"name": f"{template_name}-shape", "namespace": namespace}
+                    claims.append({"metadata": meta, "spec": spec})
+            elif entry.get("resourceClaimName"):
+                name = str(entry["resourceClaimName"])
+                found = local.get(("ResourceClaim", name)) or sim.store.get(
+                    "ResourceClaim", name, namespace
+                )
+                if found is not None:
+                    claims.append({k: v for k, v in found.items() if k != "status"})
+    return requests_of(allocator, [apply_defaults(dict(c)) for c in claims])
 
 
 def requests_of(allocator: Allocator, claims: Iterable[Mapping[str, Any]]) -> list[RequestData]:
@@ -122,7 +159,7 @@ def usage(sim: Simulation, requests: list[RequestData] | None = None) -> Usage:
         name: SelectorChain([s for s in cls.selectors if s], [], allocator.features)
         for name, cls in inventory.classes.items()
     }
-    result = Usage()
+    result = Usage(shapes=len(requests))
     for s in inventory.slices:
         available: dict[tuple[str, str], int] = {}
         for set_name, values in s.shared_counters:
