@@ -161,5 +161,41 @@ def utilization(
         typer.echo(f"wrote {plot_file} ({bars} bars)", err=True)
 
 
+@plan_app.command("nodes")
+def nodes(
+    template: Annotated[
+        Path, typer.Option("--template", help="A Node and its ResourceSlices (YAML).")
+    ],
+    paths: Paths = None,
+    files: Files = None,
+    example: Example = None,
+    max_nodes: Annotated[int, typer.Option("--max-nodes", help="Add at most N nodes.")] = 100,
+    device_policy: PolicyOpt = "first-fit",
+    output: OutputOpt = Output.TEXT,
+) -> None:
+    """The fewest template nodes to add so that the Pending pods fit, and who goes where."""
+    from kubedra.planning.cluster import PlanInputError, load_objects
+    from kubedra.planning.nodes import plan_nodes
+
+    try:
+        template_objects = load_objects([template])
+    except PlanInputError as error:
+        raise _fail(str(error)) from None
+    sim = _cluster(paths, files, example, device_policy)
+    try:
+        result = plan_nodes(sim, template_objects, max_nodes)
+    except PlanInputError as error:
+        raise _fail(str(error)) from None
+    if output is Output.JSON:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    typer.echo(f"Add {len(result.added)} node(s) of {template}.")
+    for node, pods in result.added:
+        typer.echo(f"  {node}: {', '.join(pods)}")
+    if result.unplaceable:
+        why = "--max-nodes reached" if result.limit_reached else "one more node takes none"
+        typer.echo(f"Still Pending ({why}): {', '.join(result.unplaceable)}")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(plan_app)
