@@ -318,6 +318,8 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
     if shown:
         out.print()
         out.print(claims_table)
+        if shown > 200 and not wide:
+            out.print(f"... and {shown - 200} more claim devices (-o wide shows all)")
 
     for report in request_reports(sim.store):
         out.print()
