@@ -130,3 +130,36 @@ def mixed_sizes(
     for i, ask in enumerate(queue):
         objects.append(pod(f"pod-{i:04d}-{ask}gi", f"gpu-{ask}gi"))
     return objects
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Write a generated scenario as YAML (used by the README's planning examples)."""
+    import argparse
+
+    import yaml
+
+    parser = argparse.ArgumentParser(prog="python -m kubedra.planning.scenarios")
+    sub = parser.add_subparsers(dest="what", required=True)
+    cluster = sub.add_parser("cluster", help="nodes with mixed GPU sizes and a queue of pods")
+    cluster.add_argument("--nodes", type=int, default=4)
+    cluster.add_argument("--queue", default="rounds", choices=["rounds", "waves", "random"])
+    job = sub.add_parser("pod", help="a pod and its claim template for one GPU")
+    job.add_argument("--gib", type=int, default=20, help="the least GPU memory it needs")
+    job.add_argument("--name", default="job")
+    template_node = sub.add_parser("node", help="a node template with its ResourceSlice")
+    template_node.add_argument("--sizes", default="40,40", help="GPU sizes in GiB")
+    template_node.add_argument("--name", default="gpu-node")
+    args = parser.parse_args(argv)
+    if args.what == "cluster":
+        objects = mixed_sizes(args.nodes, queue=queue_of(args.queue, args.nodes))
+    elif args.what == "pod":
+        name = f"{args.name}-{args.gib}gi"
+        objects = [template(name, args.gib), pod(args.name, name)]
+    else:
+        sizes = [int(s) for s in args.sizes.split(",")]
+        objects = [node(args.name), gpu_slice(args.name, sizes)]
+    print(yaml.safe_dump_all(objects, sort_keys=False), end="")
+
+
+if __name__ == "__main__":
+    main()
