@@ -70,7 +70,8 @@ def capacity(
     files: Files = None,
     example: Example = None,
     count: Annotated[
-        int | None, typer.Option("--count", help="Stop after N copies (default: until one waits).")
+        int | None,
+        typer.Option("--count", min=1, help="Stop after N copies (default: until one waits)."),
     ] = None,
     device_policy: PolicyOpt = "first-fit",
     output: OutputOpt = Output.TEXT,
@@ -169,7 +170,9 @@ def nodes(
     paths: Paths = None,
     files: Files = None,
     example: Example = None,
-    max_nodes: Annotated[int, typer.Option("--max-nodes", help="Add at most N nodes.")] = 100,
+    max_nodes: Annotated[
+        int, typer.Option("--max-nodes", min=1, help="Add at most N nodes.")
+    ] = 100,
     device_policy: PolicyOpt = "first-fit",
     output: OutputOpt = Output.TEXT,
 ) -> None:
