@@ -5,6 +5,7 @@ pods of the workload placed; then ``plan_capacity`` adds copies of the workload'
 (its claim as a template) one by one until one waits or ``--count`` copies fit.
 
     PYTHONPATH=src python benchmarks/bench_plan.py [--workload scale-5000x8] [--pods 0] [--count N]
+        [--one-by-one]
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR)
     parser.add_argument("--pods", type=int, default=0, help="workload pods placed first")
     parser.add_argument("--count", type=int, default=None)
+    parser.add_argument("--one-by-one", action="store_true", help="simulate every copy")
     args = parser.parse_args()
     workload = json.loads((args.dir / "workloads" / f"{args.workload}.json").read_text())
     cluster: list[dict[str, Any]] = [
@@ -72,7 +74,7 @@ def main() -> None:
     start = time.perf_counter()
     sim = simulate(cluster)
     loaded = time.perf_counter() - start
-    result = plan_capacity(sim, pod_objects, args.count)
+    result = plan_capacity(sim, pod_objects, args.count, fast=not args.one_by_one)
     print(
         json.dumps(
             {
@@ -81,6 +83,7 @@ def main() -> None:
                 "load_and_settle_s": round(loaded, 2),
                 "plan_s": round(result.seconds, 2),
                 "fit": len(result.placed),
+                "counted_per_node": result.fast,
                 "copies_per_s": round(len(result.placed) / result.seconds, 1),
                 "runs_out": result.runs_out()[:3],
             },

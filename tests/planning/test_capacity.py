@@ -98,3 +98,54 @@ def test_plan_capacity_cli(tmp_path: Path) -> None:
     bad = invoke("plan", "capacity", str(cluster), str(cluster))
     assert bad.exit_code == 1
     assert "exactly one Pod, found 3" in bad.output
+
+
+@pytest.mark.parametrize(("cluster", "ask", "count"), CASES)
+def test_per_node_count_equals_one_by_one(
+    cluster: list[dict[str, Any]], ask: int, count: int
+) -> None:
+    pod_objects = _pod_objects(ask, count)
+    fast = plan_capacity(simulate(cluster), pod_objects)
+    slow = plan_capacity(simulate(cluster), pod_objects, fast=False)
+    assert fast.fast and not slow.fast
+    assert fast.per_node == slow.per_node
+    assert fast.pending_message == slow.pending_message.split(" still not schedulable")[0]
+    assert [(r.free_devices, r.free_by_pool) for r in fast.left] == [
+        (r.free_devices, r.free_by_pool) for r in slow.left
+    ]
+
+
+def test_per_node_count_respects_node_resources_and_leaves_state_as_it_was() -> None:
+    cluster = mixed_sizes(2, queue=(8,))  # 7 GPUs free, but 3 CPUs per node
+    for obj in cluster:
+        if obj["kind"] == "Node":
+            obj["status"]["allocatable"] = {"cpu": "3", "memory": "8Gi", "pods": "110"}
+    pod_objects = _pod_objects(8)
+    pod_objects[1]["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "1"}
+    sim = simulate(cluster)
+    before = set(sim.scheduler.dra.ensure_allocator().state.in_use)  # type: ignore[attr-defined]
+    result = plan_capacity(sim, pod_objects)
+    assert result.fast
+    assert result.per_node == {"node-0": 3, "node-1": 3}
+    assert result.pending_message == "0/2 nodes are available: 2 Insufficient cpu."
+    slow = plan_capacity(simulate(cluster), pod_objects, fast=False)
+    assert slow.per_node == result.per_node
+    # Only the first copy (really created) stays allocated.
+    after = sim.scheduler.dra.ensure_allocator().state.in_use  # type: ignore[attr-defined]
+    assert len(after) == len(before) + 1
+
+
+def test_shared_claims_take_the_one_by_one_path() -> None:
+    cluster = mixed_sizes(2, queue=())
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "shared", "namespace": "default"},
+        "spec": template("x", 8)["spec"]["spec"],
+    }
+    the_pod = pod("job", "unused")
+    the_pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "shared"}]
+    result = plan_capacity(simulate(cluster), [claim, the_pod], count=3)
+    assert not result.fast
+    assert len(result.placed) == 3
+    assert len(set(result.per_node)) == 1  # all users of one claim share its node

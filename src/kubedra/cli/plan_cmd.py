@@ -75,6 +75,10 @@ def capacity(
     ] = None,
     device_policy: PolicyOpt = "first-fit",
     output: OutputOpt = Output.TEXT,
+    one_by_one: Annotated[
+        bool,
+        typer.Option("--one-by-one", help="Simulate every copy (no per-node counting)."),
+    ] = False,
 ) -> None:
     """How many more copies of a pod fit, on which nodes, and what runs out first."""
     from kubedra.planning.capacity import plan_capacity
@@ -86,7 +90,7 @@ def capacity(
         raise _fail(str(error)) from None
     sim = _cluster(paths, files, example, device_policy)
     try:
-        result = plan_capacity(sim, pod_objects, count)
+        result = plan_capacity(sim, pod_objects, count, fast=not one_by_one)
     except PlanInputError as error:
         raise _fail(str(error)) from None
     if output is Output.JSON:

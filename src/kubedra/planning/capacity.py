@@ -3,9 +3,11 @@
 The cluster is simulated to its fixed point once; then copies of the pod are created one
 after another in the same simulation (the scheduler and allocator keep their incremental
 state: each copy costs one scheduling cycle, never a new simulation) until one stays
-Pending or ``count`` copies are placed. What ran out is then read from the state: per request
-of the pod, the free devices that could serve it, per device class and pool, with their free
-capacity.
+Pending or ``count`` copies are placed. When the copies are independent across nodes
+(template claims, node-local slices: kubedra.planning.fastfit), only the first copy is
+simulated and the others are counted node by node against the same state. What ran out
+is then read from the state: per request of the pod, the free devices that could serve it,
+per device class and pool, with their free capacity.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubedra.cluster.simulation import Simulation
+from kubedra.planning import fastfit
 from kubedra.planning.cluster import PlanInputError
 from kubedra.planning.usage import requests_of, usage
 
@@ -49,6 +52,8 @@ class CapacityResult:
     """PodScheduled message of the first copy that did not fit (None: ``count`` reached)."""
     left: list[RequestLeft] = field(default_factory=list)
     seconds: float = 0.0
+    fast: bool = False
+    """Whether the copies after the first were counted per node (kubedra.planning.fastfit)."""
 
     @property
     def per_node(self) -> dict[str, int]:
@@ -90,6 +95,7 @@ class CapacityResult:
                 for r in self.left
             ],
             "seconds": round(self.seconds, 3),
+            "countedPerNode": self.fast,
         }
 
 
@@ -126,9 +132,16 @@ def _pod_status(sim: Simulation, name: str, namespace: str) -> tuple[str | None,
 
 
 def plan_capacity(
-    sim: Simulation, pod_objects: list[dict[str, Any]], count: int | None = None
+    sim: Simulation,
+    pod_objects: list[dict[str, Any]],
+    count: int | None = None,
+    fast: bool = True,
 ) -> CapacityResult:
-    """Place copies of the pod of ``pod_objects`` into ``sim`` (already run) one by one."""
+    """Place copies of the pod of ``pod_objects`` into ``sim`` (already run) one by one.
+
+    With ``fast`` (and when kubedra.planning.fastfit applies), the first copy goes through
+    the simulation and the rest are counted per node on the same scheduler and allocator
+    state; copy names are then numbered in node order."""
     pod, extras = split_pod(pod_objects)
     start = time.perf_counter()
     for obj in extras:
@@ -162,6 +175,23 @@ def plan_capacity(
             sim.settle()
             break
         result.placed.append((name, node))
+        if fast and len(result.placed) == 1 and fastfit.applicable(sim, pod):
+            remaining = None if count is None else count - 1
+            probe = copy_of(sim.store.get("Pod", name, namespace) or {}, name)
+            bare = [{k: v for k, v in c.items() if k != "status"} for c in last_claims]
+            counted = fastfit.count(sim, probe, bare, remaining)
+            for node_name, fits in counted.per_node:
+                for _ in range(fits):
+                    index += 1
+                    result.placed.append((f"{base}-{index}", node_name))
+            result.pending_message = counted.message
+            result.fast = True
+            try:
+                result.left = _left(sim, last_claims)
+            finally:
+                fastfit.release(sim, counted)
+            result.seconds = time.perf_counter() - start
+            return result
     result.left = _left(sim, last_claims)
     result.seconds = time.perf_counter() - start
     return result
