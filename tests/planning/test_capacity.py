@@ -149,3 +149,18 @@ def test_shared_claims_take_the_one_by_one_path() -> None:
     assert not result.fast
     assert len(result.placed) == 3
     assert len(set(result.per_node)) == 1  # all users of one claim share its node
+
+
+def test_copies_that_could_preempt_take_the_one_by_one_path() -> None:
+    cluster = mixed_sizes(1, queue=(8, 22, 36, 72))  # every GPU taken
+    priority = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "high"},
+        "value": 1000,
+    }
+    pod_objects = [priority, *_pod_objects(8)]
+    pod_objects[-1]["spec"]["priorityClassName"] = "high"
+    result = plan_capacity(simulate(cluster), pod_objects, count=2)
+    assert not result.fast
+    assert len(result.placed) == 2  # by preempting two of the existing pods

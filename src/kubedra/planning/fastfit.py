@@ -1,12 +1,13 @@
 """The per-node count behind ``plan capacity``'s fast path.
 
 Copies of one pod whose claims all come from templates, on a cluster whose slices are all
-node-local, are independent across nodes: what a copy gets on a node depends only on that
-node's devices and resources. So the number of copies that fit is, per node, how many times
-the scheduler's node filters (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
-NodeResourcesFit) and the allocator (the same one, same policy, same state) accept one more,
-summed over the nodes; the scheduler's choice of node only changes the order. The
-allocations are committed while counting (so what is left can be read) and released after.
+node-local and whose pods none of the copies can preempt, are independent across nodes: what
+a copy gets on a node depends only on that node's devices and resources. So the number of
+copies that fit is, per node, how many times the scheduler's node filters
+(NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit) and the
+allocator (the same one, same policy, same state) accept one more, summed over the nodes;
+the scheduler's choice of node only changes the order. The allocations are committed while
+counting (so what is left can be read) and released after.
 """
 
 from __future__ import annotations
@@ -39,7 +40,11 @@ def applicable(sim: Any, pod: dict[str, Any]) -> bool:
     if not hasattr(scheduler, "prepare") or not hasattr(scheduler, "dra"):
         return False
     allocator = scheduler.dra.ensure_allocator()
-    return all(s.node_name and not s.per_device_set for s in allocator.inventory.slices)
+    if not all(s.node_name and not s.per_device_set for s in allocator.inventory.slices):
+        return False
+    # A copy could preempt a pod of lower priority, which per-node counting does not model.
+    mine = scheduler.priority(pod)
+    return all(scheduler.priority(p) >= mine for p in sim.store.list("Pod"))
 
 
 def _with(node: Any, extra: int, request: dict[str, int]) -> Any:
