@@ -204,5 +204,38 @@ def nodes(
         typer.echo(f"Still Pending ({why}): {', '.join(result.unplaceable)}")
 
 
+@plan_app.command("what-if")
+def what_if(
+    steps_file: Annotated[Path, typer.Argument(help="Steps (YAML): simulate's events + own.")],
+    paths: Paths = None,
+    files: Files = None,
+    example: Example = None,
+    device_policy: PolicyOpt = "first-fit",
+    output: OutputOpt = Output.TEXT,
+) -> None:
+    """Apply changes (add nodes, drain, remove a node, taint, ...) and show what moves."""
+    from kubedra.cluster.store import StoreError
+    from kubedra.cluster.timeline import TimelineError
+    from kubedra.planning import whatif
+    from kubedra.planning.cluster import PlanInputError
+
+    try:
+        steps = whatif.load_steps(steps_file)
+    except TimelineError as error:
+        raise _fail(str(error)) from None
+    sim = _cluster(paths, files, example, device_policy)
+    try:
+        diffs = whatif.what_if(sim, steps)
+    except (TimelineError, StoreError, PlanInputError) as error:
+        raise _fail(str(error)) from None
+    if output is Output.JSON:
+        typer.echo(json.dumps([d.to_dict() for d in diffs], indent=2))
+        return
+    for i, d in enumerate(diffs):
+        typer.echo(f"Step {i + 1}: {d.description}")
+        for line in d.lines():
+            typer.echo(f"  {line}")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(plan_app)
