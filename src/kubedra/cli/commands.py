@@ -14,6 +14,7 @@ from kubedra.cli import (
     explain_cmd,
     features_cmd,
     kubelet_sim_cmd,
+    plan_cmd,
     serve_api_cmd,
     simulate_cmd,
     snapshot_cmd,
@@ -31,4 +32,5 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     explain_cmd.register,
     simulate_cmd.register,
     serve_api_cmd.register,
+    plan_cmd.register,
 ]

@@ -77,6 +77,13 @@ def simulate(
     events: Annotated[
         Path | None, typer.Option("--events", help="A timeline of later changes (YAML).")
     ] = None,
+    device_policy: Annotated[
+        str, typer.Option("--device-policy", help="first-fit (upstream), best-fit or spread.")
+    ] = "first-fit",
+    node_score: Annotated[
+        str | None,
+        typer.Option("--node-score", help="Opt-in DRA node score: most-allocated|least-allocated."),
+    ] = None,
 ) -> None:
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
@@ -118,7 +125,16 @@ def simulate(
     if load_errors:
         raise typer.Exit(EXIT_BAD_INPUT)
 
-    sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed)
+    from kubedra.planning.cluster import PlanInputError, scheduler_factory
+
+    try:
+        factory = scheduler_factory(device_policy, node_score)
+    except (ValueError, PlanInputError) as error:
+        err.print(f"error: {error}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    sim = Simulation(
+        namespace=namespace, policy=scheduler.value, seed=seed, scheduler_factory=factory
+    )
     problems = sim.load([o.wire for o in objects], [o.location() for o in objects])
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}")
