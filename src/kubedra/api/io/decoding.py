@@ -75,6 +75,14 @@ class UnmodeledObject:
 STRICT_GROUPS = frozenset({"resource.k8s.io"})
 """Groups whose unknown kinds and versions are errors rather than skipped objects."""
 
+MODELED_KINDS = frozenset(kind for _version, kind in SUPPORTED_KINDS)
+"""Kind names kubedra models: one of them in a version kubedra does not know (``v9`` Pod) is
+an error, as ``kubectl create`` reports it, not an object to skip."""
+
+
+def _is_strict(api_version: str, kind: str) -> bool:
+    return _group(api_version) in STRICT_GROUPS or kind in MODELED_KINDS
+
 
 def decode_document(raw: RawDocument) -> Iterator[LoadedObject | UnmodeledObject | LoadError]:
     """The objects of one document (several for a list), or the errors that stop them."""
@@ -156,8 +164,7 @@ def _type_meta_problem(api_version: Any, kind: Any) -> str | None:
     for name, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str):
             return f"{name} must be a string, not {_json_type(value)}"
-    group = _group(api_version)
-    if (api_version, kind) not in SUPPORTED_KINDS and group in STRICT_GROUPS:
+    if (api_version, kind) not in SUPPORTED_KINDS and _is_strict(api_version, kind):
         return f'no matches for kind "{kind}" in version "{api_version}"'
     return None
 
