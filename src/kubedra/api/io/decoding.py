@@ -19,8 +19,10 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from kubedra.api.conversion import CONVERTIBLE_VERSIONS, to_v1
-from kubedra.api.io.reading import LoadError, RawDocument
-from kubedra.api.models import FULLY_MODELED_GROUPS, KINDS, KubeObject
+from kubedra.api.io.reading import MAX_OBJECT_BYTES, LoadError, RawDocument
+from kubedra.api.io.release_fields import kind_problem, strip_other_release_fields
+from kubedra.api.models import FULLY_MODELED_GROUPS, KINDS, NAMESPACED_KINDS, KubeObject
+from kubedra.api.releases import DEFAULT
 
 MAX_REPORTED_PROBLEMS = 10
 
@@ -45,13 +47,43 @@ class LoadedObject:
     """The apiVersion written in the file (``wire`` is always the v1 form)."""
     kind: str
     wire: dict[str, Any]
+    strict_errors: tuple[str, ...] = ()
+    """Unknown fields (dropped from ``wire``), as strict decoding reports them: the object is
+    still validated, so that these and its validation errors are reported together."""
 
     def location(self) -> str:
         where = f"{self.source}: document {self.document}"
         return where if self.item is None else f"{where}, items[{self.item}]"
 
+    def strict_error(self) -> LoadError | None:
+        """The strict decoding problems as one error line, or None when there are none."""
+        if not self.strict_errors:
+            return None
+        message = f"{object_name(self.wire)}: strict decoding error: " + "; ".join(
+            _capped(list(self.strict_errors))
+        )
+        return LoadError(self.source, self.document, message, self.item)
 
-def decode_document(raw: RawDocument) -> Iterator[LoadedObject | LoadError]:
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    """What the request would carry: the namespace and the apiserver's release."""
+
+    namespace: str = "default"
+    """The request namespace: given to namespaced objects that have none."""
+    enforce_namespace: bool = False
+    """Whether the namespace was chosen explicitly (``-n``), so that an object with another
+    namespace is refused instead of keeping its own."""
+    release: str = DEFAULT
+    """The Kubernetes release whose fields and kinds decode."""
+
+
+DEFAULT_OPTIONS = DecodeOptions()
+
+
+def decode_document(
+    raw: RawDocument, options: DecodeOptions = DEFAULT_OPTIONS
+) -> Iterator[LoadedObject | LoadError]:
     """The objects of one document (several for a list), or the errors that stop them."""
     content = raw.content
     if not isinstance(content, dict):
@@ -61,9 +93,9 @@ def decode_document(raw: RawDocument) -> Iterator[LoadedObject | LoadError]:
         return
     api_version, kind = content.get("apiVersion"), content.get("kind")
     if isinstance(api_version, str) and isinstance(kind, str) and _is_list_kind(api_version, kind):
-        yield from _decode_list(raw, api_version, kind)
+        yield from _decode_list(raw, api_version, kind, options)
         return
-    yield _decode_object(raw.source, raw.document, None, content)
+    yield _decode_object(raw.source, raw.document, None, content, options, raw.measure)
 
 
 def _is_list_kind(api_version: str, kind: str) -> bool:
@@ -74,7 +106,7 @@ def _is_list_kind(api_version: str, kind: str) -> bool:
 
 
 def _decode_list(
-    raw: RawDocument, api_version: str, kind: str
+    raw: RawDocument, api_version: str, kind: str, options: DecodeOptions
 ) -> Iterator[LoadedObject | LoadError]:
     items = raw.content.get("items")
     if items is None:
@@ -92,22 +124,85 @@ def _decode_list(
             continue
         if item_kind is not None:
             item = {"apiVersion": api_version, "kind": item_kind} | item
-        yield _decode_object(raw.source, raw.document, position, item)
+        yield _decode_object(raw.source, raw.document, position, item, options, raw.measure)
 
 
 def _decode_object(
-    source: str, document: int, item: int | None, content: dict[Any, Any]
+    source: str,
+    document: int,
+    item: int | None,
+    content: dict[Any, Any],
+    options: DecodeOptions,
+    measure: bool = False,
 ) -> LoadedObject | LoadError:
+    if measure:
+        size = _json_size(content)
+        if size > MAX_OBJECT_BYTES:
+            message = (
+                f"{object_name(content)} is {size} bytes as JSON, more than the apiserver "
+                f"accepts in one request ({MAX_OBJECT_BYTES} bytes, 3 MiB)"
+            )
+            return LoadError(source, document, message, item)
     api_version, kind = content.get("apiVersion"), content.get("kind")
     problem = _type_meta_problem(api_version, kind)
+    if problem is None:
+        assert isinstance(api_version, str) and isinstance(kind, str)
+        problem = kind_problem(api_version, kind, options.release)
     if problem is not None:
         return LoadError(source, document, problem, item)
     assert isinstance(api_version, str) and isinstance(kind, str)
+    content, problem = _with_request_namespace(content, kind, options)
+    if problem is not None:
+        return LoadError(source, document, problem, item)
     try:
-        wire = decode(content)
+        wire, unknown = decode_lenient(content, options.release)
     except DecodeError as error:
         return LoadError(source, document, str(error), item)
-    return LoadedObject(source, document, item, api_version, kind, wire)
+    return LoadedObject(source, document, item, api_version, kind, wire, tuple(unknown))
+
+
+def _json_size(content: Any) -> int:
+    """The object's size as kubectl sends it (compact JSON, UTF-8)."""
+    try:
+        text = json.dumps(content, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (ValueError, TypeError, RecursionError):
+        return 0  # not JSON data: decoding reports it
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+NAMESPACE_MISMATCH = (
+    "the namespace of the provided object does not match the namespace sent on the request"
+)
+"""The apiserver's BadRequest (EnsureObjectNamespaceMatchesRequestNamespace)."""
+
+
+def _with_request_namespace(
+    content: dict[Any, Any], kind: str, options: DecodeOptions
+) -> tuple[dict[Any, Any], str | None]:
+    """Fill or clear ``metadata.namespace`` as the apiserver does for a create request.
+
+    Namespaced kinds without a namespace get the request's; with ``enforce_namespace`` another
+    namespace is refused. Cluster-scoped kinds have a stray namespace cleared (their request
+    namespace is empty). Mistyped metadata is left for decoding to report.
+    """
+    metadata = content.get("metadata")
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        return content, None
+    namespace = metadata.get("namespace")
+    if namespace is not None and not isinstance(namespace, str):
+        return content, None
+    if kind not in NAMESPACED_KINDS:
+        if not namespace:
+            return content, None
+        cleared = {key: value for key, value in metadata.items() if key != "namespace"}
+        return content | {"metadata": cleared}, None
+    if not namespace:
+        return content | {"metadata": metadata | {"namespace": options.namespace}}, None
+    if options.enforce_namespace and namespace != options.namespace:
+        return content, f"{object_name(content)}: {NAMESPACE_MISMATCH}"
+    return content, None
 
 
 def _type_meta_problem(api_version: Any, kind: Any) -> str | None:
@@ -126,24 +221,56 @@ class DecodeError(ValueError):
     """The object does not decode: wrong field types or unknown fields."""
 
 
-def decode(content: dict[str, Any]) -> dict[str, Any]:
+def decode(content: dict[str, Any], release: str = DEFAULT) -> dict[str, Any]:
     """Convert to v1 and check field types; return the v1 wire dict or raise DecodeError.
 
-    ``content`` must have a supported apiVersion and kind.
+    Strict: an unknown field (also one of another release) is an error. ``content`` must have
+    a supported apiVersion and kind.
     """
+    wire, unknown = decode_lenient(content, release)
+    if unknown:
+        message = f"{object_name(content)} cannot be decoded: " + "; ".join(_capped(unknown))
+        raise DecodeError(message)
+    return wire
+
+
+def decode_lenient(
+    content: dict[str, Any], release: str = DEFAULT
+) -> tuple[dict[str, Any], list[str]]:
+    """Like :func:`decode`, but unknown fields are dropped and returned as problems instead of
+    stopping the object (wrong types still raise DecodeError)."""
     original_kind = content["kind"]
     wire = to_v1(content)
     api_version: str = wire["apiVersion"]
     model = KINDS[(api_version, original_kind)]
     group = api_version.rpartition("/")[0]
-    extra: Literal["forbid"] | None = "forbid" if group in FULLY_MODELED_GROUPS else None
+    strict = group in FULLY_MODELED_GROUPS
+    extra: Literal["forbid"] | None = "forbid" if strict else None
+    unknown: list[str] = []
     try:
-        parsed: KubeObject = model.model_validate(wire, extra=extra)
+        try:
+            parsed: KubeObject = model.model_validate(wire, extra=extra)
+        except ValidationError as error:
+            details = error.errors(include_url=False)
+            if not all(detail["type"] == "extra_forbidden" for detail in details):
+                raise
+            unknown = [_describe_problem(model, detail) for detail in details]
+            parsed = model.model_validate(wire, extra="ignore")
     except ValidationError as error:
         raise DecodeError(_describe_validation_error(content, model, error)) from None
     except RecursionError:
         raise DecodeError(f"{object_name(content)}: object nested too deeply") from None
-    return parsed.to_wire()
+    decoded = parsed.to_wire()
+    if strict:
+        unknown.extend(strip_other_release_fields(decoded, release))
+    return decoded, unknown
+
+
+def _capped(problems: list[str]) -> list[str]:
+    shown = problems[:MAX_REPORTED_PROBLEMS]
+    if len(problems) > len(shown):
+        shown.append(f"and {len(problems) - len(shown)} more")
+    return shown
 
 
 def object_name(content: dict[str, Any]) -> str:
@@ -154,6 +281,7 @@ def object_name(content: dict[str, Any]) -> str:
     metadata = content.get("metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
     name = metadata.get("name") or metadata.get("generateName") or ""
+    name = name if isinstance(name, str) else ""
     namespace = metadata.get("namespace")
     if isinstance(name, str) and isinstance(namespace, str) and namespace and name:
         name = f"{namespace}/{name}"
@@ -164,10 +292,7 @@ def _describe_validation_error(
     content: dict[str, Any], model: type[BaseModel], error: ValidationError
 ) -> str:
     problems = [_describe_problem(model, detail) for detail in error.errors(include_url=False)]
-    shown = problems[:MAX_REPORTED_PROBLEMS]
-    if len(problems) > len(shown):
-        shown.append(f"and {len(problems) - len(shown)} more")
-    return f"{object_name(content)} cannot be decoded: " + "; ".join(shown)
+    return f"{object_name(content)} cannot be decoded: " + "; ".join(_capped(problems))
 
 
 def field_path(model: type[BaseModel], location: tuple[int | str, ...]) -> str:
