@@ -14,7 +14,11 @@ def print_text(report: Report) -> None:
     for entry in report.entries:
         if isinstance(entry, LoadError):
             typer.echo(str(entry))
-        elif entry.errors:
+            continue
+        strict = entry.strict_error
+        if strict is not None:
+            typer.echo(str(strict))
+        if entry.errors:
             typer.echo(render_invalid(entry))
             typer.echo(f"  in {entry.loaded.location()}")
     typer.echo(_summary(report))
@@ -54,8 +58,9 @@ def _object_json(verdict: Verdict) -> dict[str, Any]:
         "kind": loaded.kind,
         "namespace": metadata.get("namespace"),
         "name": metadata.get("name"),
-        "valid": not verdict.errors,
+        "valid": verdict.ok,
         "errors": [_error_json(error) for error in verdict.errors],
+        "unknownFields": list(loaded.strict_errors),
     }
     if verdict.errors:
         entry["message"] = render_invalid(verdict)

@@ -135,16 +135,15 @@ def _decode_object(
     options: DecodeOptions,
     measure: bool = False,
 ) -> LoadedObject | LoadError:
-    if measure:
+    api_version, kind = content.get("apiVersion"), content.get("kind")
+    problem = _type_meta_problem(api_version, kind)
+    if problem is None and measure:
         size = _json_size(content)
         if size > MAX_OBJECT_BYTES:
-            message = (
+            problem = (
                 f"{object_name(content)} is {size} bytes as JSON, more than the apiserver "
                 f"accepts in one request ({MAX_OBJECT_BYTES} bytes, 3 MiB)"
             )
-            return LoadError(source, document, message, item)
-    api_version, kind = content.get("apiVersion"), content.get("kind")
-    problem = _type_meta_problem(api_version, kind)
     if problem is None:
         assert isinstance(api_version, str) and isinstance(kind, str)
         problem = kind_problem(api_version, kind, options.release)

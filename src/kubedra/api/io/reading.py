@@ -260,7 +260,17 @@ scalar; only then is the slower line-start pattern run over the text."""
 _LINE_PREFIX = itemgetter(slice(0, 4))
 
 
+_EMPTY_KEY = [
+    re.compile(re.escape(context) + ":") for context in (" ", "\t", "\n", "[", "{", ",")
+] + [re.compile(":[,\\]}]")]
+"""A colon where a scalar starts: an implicit empty key (``- : v``) or a plain scalar starting
+with a colon (``[:0]``), or a colon right before a flow indicator (``[a:]``), which YAML 1.2
+reads and YAML 1.1 readers may refuse."""
+
+
 def _has_disputed_scalar(lines: list[str], text: str) -> bool:
+    if text.startswith(":") or any(pattern.search(text) for pattern in _EMPTY_KEY):
+        return True
     if any(pattern.search(text) for pattern in _DISPUTED_AFTER):
         return True
     prefixes = set(map(_LINE_PREFIX, map(str.lstrip, lines)))
@@ -643,10 +653,37 @@ class _AliasGuard:
         self.budget = 10 * text_length + 10_000
 
     def check(self, content: Any) -> str | None:
-        """One depth-first walk, linear in the nodes visited (at most the budget): the path
-        from the root is one set, entered and left, not a copy per node."""
+        """The expanded size, computed once per distinct node (an aliased subtree is shared, so
+        its size is reused): linear in the text, however often the aliases repeat it. One
+        depth-first walk; the path from the root is one set, entered and left."""
         if not isinstance(content, dict | list):
             return None
+        sizes: dict[int, int] = {}
+        on_path: set[int] = set()
+        stack: list[tuple[Any, bool]] = [(content, False)]
+        while stack:
+            node, leaving = stack.pop()
+            node_id = id(node)
+            children = [
+                child
+                for child in (node.values() if isinstance(node, dict) else node)
+                if isinstance(child, dict | list)
+            ]
+            if leaving:
+                on_path.discard(node_id)
+                size = len(node) + sum(sizes[id(child)] for child in children)
+                if size > self.budget:
+                    return "YAML document contains excessive aliasing"
+                sizes[node_id] = size
+                continue
+            if node_id in sizes:
+                continue
+            if node_id in on_path:
+                return "YAML aliases make the document recursive"
+            on_path.add(node_id)
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+        return None
         seen = 0
         on_path: set[int] = set()
         stack: list[tuple[Any, bool]] = [(content, False)]
