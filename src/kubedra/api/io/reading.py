@@ -684,21 +684,3 @@ class _AliasGuard:
             stack.append((node, True))
             stack.extend((child, False) for child in children if id(child) not in sizes)
         return None
-        seen = 0
-        on_path: set[int] = set()
-        stack: list[tuple[Any, bool]] = [(content, False)]
-        while stack:
-            node, leaving = stack.pop()
-            if leaving:
-                on_path.discard(id(node))
-                continue
-            if id(node) in on_path:
-                return "YAML aliases make the document recursive"
-            seen += len(node)
-            if seen > self.budget:
-                return "YAML document contains excessive aliasing"
-            on_path.add(id(node))
-            stack.append((node, True))
-            children = node.values() if isinstance(node, dict) else node
-            stack.extend((child, False) for child in children if isinstance(child, dict | list))
-        return None
