@@ -2,7 +2,7 @@
 
 Profiles: ``ci`` (loaded when the ``CI`` environment variable is set) derandomizes every
 property test, so CI never depends on luck; ``dev`` (the default) explores random examples;
-``fuzz`` (``HYPOTHESIS_PROFILE=fuzz``) is derandomized too and runs 100 times the examples of
+``fuzz`` (``HYPOTHESIS_PROFILE=fuzz``) is derandomized too and runs ten times the examples of
 each fuzz test that scales its budget with ``settings.default.max_examples``.
 """
 
@@ -22,7 +22,7 @@ settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile(
     "fuzz",
     derandomize=True,
-    max_examples=10_000,
+    max_examples=1_000,
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )
