@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kubedra.api.checking import check_loaded
-from kubedra.api.io import dump_yaml, load_paths, load_text, reading
+from kubedra.api.io import dump_json, dump_yaml, load_paths, load_text, reading
 
 CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: {}\n"
 POD = "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: d}}\nspec:\n  {}\n"
@@ -186,3 +186,13 @@ def test_alias_guard_is_linear_in_the_input() -> None:
     assert _seconds(text) < 3
     [error] = load_text(text).errors
     assert error.message == "apiVersion and kind not set"  # within the expansion budget
+
+
+def test_the_deepest_object_that_loads_also_dumps() -> None:
+    """Loading accepts about a thousand levels; writing recursed deeper and raised."""
+    depth = 990
+    text = json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}})
+    text = text[:-1] + ', "spec": {"x": ' + "[" * depth + "1" + "]" * depth + "}}"
+    [obj] = load_text(text, json_input=True).objects
+    assert load_text(dump_yaml([obj.wire])).objects[0].wire == obj.wire
+    assert json.loads(dump_json([obj.wire])) == obj.wire
