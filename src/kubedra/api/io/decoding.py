@@ -1,8 +1,10 @@
 """Turning raw documents into checked ``v1`` wire dicts, as the apiserver's decoder does.
 
 A document must be a mapping with string ``apiVersion`` and ``kind`` naming a supported kind.
-``List`` and ``*List`` documents are unpacked into their items. Older ``resource.k8s.io``
-versions are converted to ``v1``. The typed models then check every field's type (strings,
+``List`` and ``*List`` documents are unpacked into their items. The request namespace is
+filled in (or a stray one cleared) as the apiserver does. Older ``resource.k8s.io`` versions are
+converted to ``v1``; fields and kinds of a release other than the selected one are reported.
+The typed models then check every field's type (strings,
 integers, booleans, quantities, timestamps) and, for the fully modeled ``resource.k8s.io``
 kinds, that no field is unknown. The result is the model's own serialization: nulls dropped,
 quantities canonical, unknown fields of partially modeled kinds (Pod, Node, ...) kept.

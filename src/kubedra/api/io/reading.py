@@ -15,7 +15,6 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -233,16 +232,18 @@ _AGREED_FORMS = (
 """Number-like plain scalars that both readers read the same way."""
 
 _DISPUTED_BODY = (
-    r"[ \t]*(?:(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)" + _TERMINATOR + r"|"
+    r"[ \t]*(?=[-+._0-9yYnNoO:])"
+    r"(?::|(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)" + _TERMINATOR + r"|"
     r"(?!(?:" + _AGREED_FORMS + r")" + _TERMINATOR + r")"
     r"[-+]?[._0-9][^\s,\[\]{}#]*?" + _TERMINATOR + r")"
 )
 _DISPUTED_AFTER = [
-    re.compile(re.escape(context) + _DISPUTED_BODY)
-    for context in (": ", ":\t", "- ", "-\t", "[", "{", ",", "? ")
+    re.compile(context + _DISPUTED_BODY)
+    for context in (": ", ":\t", "- ", "-\t", r"\[", r"\{", ",", r"\? ")
 ]
 """A plain scalar that YAML 1.1 (PyYAML, like Kubernetes' go-yaml v2) may read differently from
-the YAML 1.2 fast reader: y/n/yes/no/on/off, and every number-like scalar except the agreed
+the YAML 1.2 fast reader: an empty key or a scalar starting with a colon (``- : v``, ``[:0]``),
+y/n/yes/no/on/off, and every number-like scalar except the agreed
 forms (``0o17``, ``017``, ``0x1F``, ``1_000``, ``_2``, ``.5``, ``+.inf``, ...). The differential
 test in tests/api/test_yaml_readers.py checks this over a grammar of scalar forms. One pattern
 per leading context, because a literal prefix lets the regex engine skip ahead fast."""
@@ -251,30 +252,24 @@ _DISPUTED_AT_LINE_START = re.compile("\n" + _DISPUTED_BODY)
 """The same at the start of a line (block mapping keys, flow content over several lines)."""
 
 _SUSPECT_LINE_START = re.compile(
-    r"[+_0-9]|\.(?!\.\.)|-(?!--)[^ \t\r]"
-    r"|(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)(?:[ \t:,\]}#]|$)"
+    r"\n[ \t]*+(?:[+_0-9:]|\.(?!\.\.)|-(?!--)[^ \t\r\n]"
+    r"|(?:[yYnN]|[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF)(?:[ \t:,\]}#\r\n]|$))"
 )
-"""A line beginning (first four characters after the indentation) that may start a disputed
-scalar; only then is the slower line-start pattern run over the text."""
+"""A line that may start with a disputed scalar (not ``---`` or ``...``); only then is the
+slower exact line-start pattern run over the text."""
 
-_LINE_PREFIX = itemgetter(slice(0, 4))
-
-
-_EMPTY_KEY = [
-    re.compile(re.escape(context) + ":") for context in (" ", "\t", "\n", "[", "{", ",")
-] + [re.compile(":[,\\]}]")]
-"""A colon where a scalar starts: an implicit empty key (``- : v``) or a plain scalar starting
-with a colon (``[:0]``), or a colon right before a flow indicator (``[a:]``), which YAML 1.2
-reads and YAML 1.1 readers may refuse."""
+_COLON_BEFORE_FLOW_INDICATOR = re.compile(r":[,\]}]")
+"""``[a:]``: YAML 1.2 reads a mapping, YAML 1.1 readers may refuse it. (A colon where a scalar
+starts, an implicit empty key as in ``- : v`` or ``[:0]``, is a disputed scalar too.)"""
 
 
-def _has_disputed_scalar(lines: list[str], text: str) -> bool:
-    if text.startswith(":") or any(pattern.search(text) for pattern in _EMPTY_KEY):
+def _has_disputed_scalar(text: str) -> bool:
+    if _COLON_BEFORE_FLOW_INDICATOR.search(text):
         return True
     if any(pattern.search(text) for pattern in _DISPUTED_AFTER):
         return True
-    prefixes = set(map(_LINE_PREFIX, map(str.lstrip, lines)))
-    if not any(_SUSPECT_LINE_START.match(prefix) for prefix in prefixes):
+    first_line = "\n" + text.partition("\n")[0]
+    if not (_SUSPECT_LINE_START.search(text) or _SUSPECT_LINE_START.match(first_line)):
         return False
     return _DISPUTED_AT_LINE_START.search("\n" + text) is not None
 
@@ -586,7 +581,7 @@ def _parse_fast(text: str) -> list[Any] | None:
     lines = text.split("\n")
     if max(map(len, lines)) > FAST_PATH_MAX_LINE:
         return None  # possibly deep block nesting, which overflows the fast parser's stack
-    if _has_disputed_scalar(lines, text):
+    if _has_disputed_scalar(text):
         return None
     try:
         parsed = yaml_rs.loads(_STREAM_PREFIX + text, parse_datetime=False)
