@@ -91,13 +91,20 @@ def kind_problem(api_version: str, kind: str, release: str) -> str | None:
     )
 
 
+_MISSING: dict[tuple[str, str], tuple[ReleaseField, ...]] = {
+    (kind, release): tuple(
+        spec for spec in RELEASE_FIELDS if spec.kind == kind and release not in spec.releases
+    )
+    for kind in {spec.kind for spec in RELEASE_FIELDS}
+    for release in SUPPORTED
+}
+"""The table above by (kind, release): the fields that release lacks."""
+
+
 def strip_other_release_fields(wire: dict[str, Any], release: str) -> list[str]:
     """Remove the fields ``release`` lacks from a decoded v1 object; describe each one."""
     problems: list[str] = []
-    kind = wire.get("kind")
-    for spec in RELEASE_FIELDS:
-        if spec.kind != kind or release in spec.releases:
-            continue
+    for spec in _MISSING.get((wire.get("kind"), release), ()):
         for path in _remove(wire, spec.path, ""):
             note = f", {spec.note}" if spec.note else ""
             problems.append(
