@@ -104,7 +104,7 @@ _MISSING: dict[tuple[str, str], tuple[ReleaseField, ...]] = {
 def strip_other_release_fields(wire: dict[str, Any], release: str) -> list[str]:
     """Remove the fields ``release`` lacks from a decoded v1 object; describe each one."""
     problems: list[str] = []
-    for spec in _MISSING.get((wire.get("kind"), release), ()):
+    for spec in _MISSING.get((str(wire.get("kind")), release), ()):
         for path in _remove(wire, spec.path, ""):
             note = f", {spec.note}" if spec.note else ""
             problems.append(
