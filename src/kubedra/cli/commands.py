@@ -14,6 +14,7 @@ from kubedra.cli import (
     explain_cmd,
     kubelet_sim_cmd,
     serve_api_cmd,
+    serve_cmd,
     simulate_cmd,
     validate,
 )
@@ -27,4 +28,5 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     explain_cmd.register,
     simulate_cmd.register,
     serve_api_cmd.register,
+    serve_cmd.register,
 ]
