@@ -16,7 +16,7 @@ function el(tag, attrs, ...children) {
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined) node.append(c);
   return node;
 }
 
@@ -39,7 +39,7 @@ async function api(path, body) {
 
 // ---- the state at the cursor --------------------------------------------------------------
 
-function total() { return ui.data ? ui.data.steps.length * PHASES.length : 0; }
+function total() { return ui.data ? ui.data.steps.length * PHASES.length + 1 : 0; }
 function isLive() { return ui.cursor >= total(); }
 
 function position() {
@@ -437,7 +437,7 @@ async function refresh(animateFrom) {
 
 function connect() {
   const source = new EventSource("/api/events");
-  source.addEventListener("hello", () => { $("#conn").textContent = "live"; $("#conn").className = "conn up"; });
+  source.addEventListener("hello", () => { $("#conn").textContent = "● connected"; $("#conn").className = "conn up"; });
   source.addEventListener("change", () => { if (!ui.timer) refresh(); else ui.pendingRefresh = true; });
   source.onerror = () => { $("#conn").textContent = "reconnecting"; $("#conn").className = "conn down"; };
 }
