@@ -231,3 +231,51 @@ def test_table_output_for_a_single_object(served: Served) -> None:
     ]
     assert table["rows"][0]["cells"][:5] == ["web", "1/1", "Running", "0", "0s"]
     assert table["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
+
+
+def test_bad_requests_are_status_objects(served: Served) -> None:
+    pods = "/api/v1/namespaces/default/pods"
+    unknown = {**POD, "spec": {**POD["spec"], "bogus": 1}}
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "c"},
+        "spec": {"devices": {}, "bogus": 1},
+    }
+    code, body = served.request(
+        "POST", "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims", claim
+    )
+    assert (code, body["reason"]) == (400, "BadRequest")
+    assert "bogus" in body["message"]
+    assert served.request("POST", pods, unknown)[0] == 201  # Pod is partially modeled
+    code, body = served.request("POST", pods, {**POD, "kind": "Node"})
+    assert (code, body["message"]) == (
+        400,
+        "the kind in the data (Node) does not match the expected kind (Pod)",
+    )
+    code, body = served.request("POST", pods + "?dryRun=All", POD)
+    assert (code, body["reason"]) == (400, "BadRequest")
+    code, body = served.request(
+        "PATCH", pods + "/web", [{"op": "add"}], {"Content-Type": "application/json-patch+json"}
+    )
+    assert (code, body["reason"]) == (415, "UnsupportedMediaType")
+
+
+def test_status_subresource_changes_only_status(served: Served) -> None:
+    _, pod = served.request("POST", "/api/v1/namespaces/default/pods", POD)
+    _, pod = served.request("GET", "/api/v1/namespaces/default/pods/web")
+    changed = {
+        **pod,
+        "metadata": {**pod["metadata"], "labels": {"ignored": "yes"}},
+        "status": {**pod["status"], "nominatedNodeName": "node-1"},
+    }
+    code, body = served.request("PUT", "/api/v1/namespaces/default/pods/web/status", changed)
+    assert code == 200
+    assert body["status"]["nominatedNodeName"] == "node-1"
+    assert body["metadata"]["labels"] == {"app": "web"}
+    changed = {**body, "status": {"phase": "Failed"}, "metadata": dict(body["metadata"])}
+    changed["metadata"]["labels"] = {"app": "web", "new": "label"}
+    code, body = served.request("PUT", "/api/v1/namespaces/default/pods/web", changed)
+    assert code == 200
+    assert body["metadata"]["labels"] == {"app": "web", "new": "label"}
+    assert body["status"]["phase"] == "Running"

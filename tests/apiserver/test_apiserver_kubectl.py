@@ -82,6 +82,15 @@ def test_kubectl_apply_creates_new_objects_with_last_applied(served: Served) -> 
     applied = json.loads(annotations["kubectl.kubernetes.io/last-applied-configuration"])
     assert applied["metadata"] == {"annotations": {}, "name": "trainer", "namespace": "default"}
     assert pod["spec"]["nodeName"] == "node-1"
+    labelled = (
+        (DATA / "gpu-pod.yaml")
+        .read_text()
+        .replace("  name: trainer\n", "  name: trainer\n  labels: {team: ml}\n")
+    )
+    out = served.kubectl("apply", "-f", "-", stdin=labelled)
+    assert out.splitlines()[-1] == "pod/trainer configured"
+    shown = served.kubectl("get", "pod", "trainer", "--show-labels").splitlines()
+    assert shown[1].split()[-1] == "team=ml"
 
 
 def test_kubectl_delete_pod_releases_its_claim(served: Served) -> None:
@@ -92,6 +101,8 @@ def test_kubectl_delete_pod_releases_its_claim(served: Served) -> None:
     assert 'Error from server (NotFound): pods "trainer" not found' in missing
     claim = json.loads(served.kubectl("get", "resourceclaim", "gpu-claim", "-o", "json"))
     assert "reservedFor" not in claim.get("status", {})
+    claims = served.kubectl("get", "resourceclaims").splitlines()
+    assert claims[1].split()[:2] == ["gpu-claim", "pending"]
     out = served.kubectl("delete", "-f", str(DATA / "gpu-pod.yaml"), "--ignore-not-found")
     assert out.strip() == (
         'resourceclaim.resource.k8s.io "gpu-claim" deleted from default namespace'
@@ -138,3 +149,24 @@ def test_kubectl_through_a_path_prefix(tmp_path: Path) -> None:
         assert pods[1].split()[:3] == ["trainer", "1/1", "Running"]
     finally:
         server.stop()
+
+
+def test_kubectl_typed_commands_send_protobuf(served: Served) -> None:
+    """`kubectl create namespace|priorityclass` encode their bodies in protobuf."""
+    assert served.kubectl("create", "namespace", "ml").strip() == "namespace/ml created"
+    out = served.kubectl(
+        "create", "priorityclass", "high", "--value=1000", "--description=urgent",
+        "--preemption-policy=Never",
+    )  # fmt: skip
+    assert out.strip() == "priorityclass.scheduling.k8s.io/high created"
+    rows = [line.split() for line in served.kubectl("get", "namespaces").splitlines()]
+    assert rows == [["NAME", "STATUS", "AGE"], ["ml", "Active", "0s"]]
+    high = json.loads(served.kubectl("get", "priorityclass", "high", "-o", "json"))
+    assert (high["value"], high["description"], high["preemptionPolicy"]) == (
+        1000,
+        "urgent",
+        "Never",
+    )
+    assert "globalDefault" not in high
+    missing = served.kubectl("create", "deployment", "x", "--image=y", check=False)
+    assert "the server could not find the requested resource" in missing

@@ -291,3 +291,30 @@ def test_window_rotates_across_the_end_of_the_node_list() -> None:
     assert (second.evaluated_nodes, second.node) == (100, "n100")
     assert second.tied[0] == "n100" and "n000" not in second.tied
     assert len(second.tied) == 99
+
+
+def test_preemption_evicts_lower_priority_pods_and_nominates_the_node() -> None:
+    low = pod("low", cpu="1500m", nodeName="n1", priority=0)
+    keep = pod("keep", cpu="200m", nodeName="n1", priority=50)
+    store, scheduler = cluster(node("n1", cpu="2"), low, keep, pod("high", cpu="1", priority=100))
+    first, second = run(scheduler)
+    assert first.result == "Unschedulable"
+    assert first.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert first.nominated == "n1"
+    assert store.get("Pod", "low", "default") is None
+    assert store.get("Pod", "keep", "default") is not None
+    high = store.get("Pod", "high", "default")
+    assert high is not None and high["status"]["nominatedNodeName"] == "n1"
+    assert (second.result, second.node) == ("Scheduled", "n1")
+
+
+def test_preemption_policy_never() -> None:
+    low = pod("low", cpu="1500m", nodeName="n1", priority=0)
+    _, scheduler = cluster(
+        node("n1", cpu="2"), low, pod("high", cpu="1", priority=100, preemptionPolicy="Never")
+    )
+    (decision,) = run(scheduler)
+    assert decision.message == (
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+        "preemption: not eligible due to preemptionPolicy=Never."
+    )

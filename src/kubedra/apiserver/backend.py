@@ -83,6 +83,8 @@ class LiveCluster:
 
     def create(self, info: KindInfo, namespace: str | None, body: Any) -> dict[str, Any]:
         obj = self._decode(info, namespace, body)
+        if info.kind == "Namespace" and not (obj.get("status") or {}).get("phase"):
+            obj["status"] = {**(obj.get("status") or {}), "phase": "Active"}  # as upstream
         name = str(obj["metadata"].get("name") or obj["metadata"].get("generateName") or "")
         with self.lock:
             try:
@@ -115,7 +117,8 @@ class LiveCluster:
         content_type: str,
         subresource: str,
     ) -> dict[str, Any]:
-        """Merge patches (JSON merge and, approximated as merge, strategic) and apply patches."""
+        """Merge patches and apply patches; strategic merge patches are applied as JSON merge
+        patches without their ``$`` directives (lists are replaced, not merged by key)."""
         if "json-patch" in content_type:
             raise ApiError(
                 415,
@@ -132,6 +135,8 @@ class LiveCluster:
                 if "apply-patch" in content_type:
                     return self.create(info, namespace, patch)
                 raise not_found(info, name)
+            if "strategic" in content_type:
+                patch = without_directives(patch)
             merged = merge_patch(copy.deepcopy(current), patch)
             obj = self._decode(info, namespace, merged)
             new = self._merge_status(info, current, obj, subresource)
@@ -250,3 +255,16 @@ def merge_patch(target: Any, patch: Any) -> Any:
         else:
             target[key] = merge_patch(target.get(key), value)
     return target
+
+
+def without_directives(patch: Any) -> Any:
+    """A strategic merge patch less its ``$setElementOrder``, ``$patch``, ``$retainKeys``."""
+    if isinstance(patch, dict):
+        return {
+            key: without_directives(value)
+            for key, value in patch.items()
+            if not str(key).startswith("$")
+        }
+    if isinstance(patch, list):
+        return [without_directives(item) for item in patch]
+    return patch

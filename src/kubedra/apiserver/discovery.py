@@ -123,6 +123,8 @@ def resource_list(api_version: str) -> dict[str, Any] | None:
         }
         if info.resource in SHORT_NAMES:
             entry["shortNames"] = SHORT_NAMES[info.resource]
+        if info.kind == "Pod":
+            entry["categories"] = ["all"]
         resources.append(entry)
         if info.kind in WITH_STATUS:
             resources.append(

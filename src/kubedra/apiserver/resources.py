@@ -21,7 +21,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from kubedra.apiserver import discovery, openapi
+from kubedra.apiserver import discovery, openapi, protobuf
 from kubedra.apiserver.backend import LiveCluster
 from kubedra.apiserver.selectors import Matcher, field_matcher, label_matcher
 from kubedra.apiserver.status import ApiError, bad_request, path_not_found
@@ -184,7 +184,7 @@ class ApiRoutes:
                 )
                 return json_response(table)
             return json_response(obj)
-        body = await self._body(request)
+        body = await self._body(request, target.info.kind)
         if method == "POST" and target.name is None:
             created = await run_in_threadpool(cluster.create, target.info, target.namespace, body)
             return json_response(created, 201)
@@ -221,11 +221,15 @@ class ApiRoutes:
         raise ApiError(405, "MethodNotAllowed", f"{method} is not supported")
 
     @staticmethod
-    async def _body(request: Request) -> Any:
+    async def _body(request: Request, kind: str) -> Any:
         raw = await request.body()
         if not raw.strip():
             return None
         content_type = request.headers.get("content-type", "")
+        if content_type.startswith(protobuf.PROTOBUF):
+            if request.method == "DELETE":
+                return None  # DeleteOptions: the defaults (background propagation) apply
+            return protobuf.decode_body(raw, kind)
         try:
             if "yaml" in content_type:
                 return yaml.safe_load(raw)

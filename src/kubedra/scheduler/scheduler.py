@@ -35,14 +35,13 @@ from kubedra.scheduler.dynamicresources import (
     pod_claim_names,
 )
 from kubedra.scheduler.evaluations import Evaluation, ShapeTable
-from kubedra.scheduler.messages import NO_NODES, NO_VICTIMS, PREEMPTION_NOT_HELPFUL, fit_error
+from kubedra.scheduler.messages import NO_NODES, fit_error
 from kubedra.scheduler.nodeinfo import NodeList, NodeState, PodEntry
+from kubedra.scheduler.preemption import preempt
 from kubedra.scheduler.queue import QueuedPod, SchedulingQueue
 from kubedra.scheduler.resources import CPU, MEMORY, QuantityCache, Resources, pod_requests
 from kubedra.scheduler.status import (
     MAX_NODE_SCORE,
-    UNSCHEDULABLE,
-    UNSCHEDULABLE_AND_UNRESOLVABLE,
     Status,
 )
 
@@ -80,6 +79,8 @@ class Decision:
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
     pre_filter: tuple[str, str] | None = None
+    nominated: str | None = None
+    """The node DefaultPreemption freed for the pod (its ``status.nominatedNodeName``)."""
     time: datetime | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -94,6 +95,7 @@ class Decision:
             "allocations": self.allocations,
             "evaluatedNodes": self.evaluated_nodes,
             "feasibleNodes": self.feasible_nodes,
+            "nominatedNode": self.nominated,
         }
 
 
@@ -509,7 +511,20 @@ class Scheduler:
             want = self.num_feasible_nodes_to_find(num_all)
             processed = 0
             table = self._table(cycle, nodes)
-            if table is not None:
+            nominated = self.nodes.by_name.get(
+                str((pod.get("status") or {}).get("nominatedNodeName") or "")
+            )
+            if nominated is not None and not first_fit:
+                # evaluateNominatedNode: the node preemption freed is tried first.
+                result = self.run_filters(cycle, nominated, static)
+                if result is None:
+                    feasible.append(nominated)
+                    evals.append(self._evaluate(cycle, nominated, None))
+                    table = None
+                    want = 0
+            if want == 0:
+                pass
+            elif table is not None:
                 outcome = self._window(
                     cycle, table, nodes, static, start, want, feasible, evals, statuses
                 )
@@ -539,7 +554,10 @@ class Scheduler:
         decision.feasible_nodes = len(feasible)
         decision.filter_reasons = {n: (s.plugin, s.message) for n, s in statuses.items()}
         if not feasible:
-            post = self._post_filter(cycle, statuses, nodes)
+            post, nominee = self._post_filter(cycle, statuses, nodes)
+            if nominee is not None:
+                decision.nominated = nominee
+                self._nominate(cycle, nominee)
             message = fit_error(
                 num_all,
                 statuses,
@@ -748,43 +766,13 @@ class Scheduler:
 
     def _post_filter(
         self, cycle: PodCycle, statuses: Mapping[str, Status], nodes: list[NodeState]
-    ) -> str:
+    ) -> tuple[str, str | None]:
+        """DynamicResources, then DefaultPreemption: the message and the nominated node."""
         dra = self.dra.post_filter(cycle.dra, cycle.pod)
-        return f"{dra}, {self._preemption(cycle, statuses, nodes)}"
-
-    def _preemption(
-        self, cycle: PodCycle, statuses: Mapping[str, Status], nodes: list[NodeState]
-    ) -> str:
-        """DefaultPreemption's message (kubedra does not evict: see the README)."""
-        if cycle.spec.get("preemptionPolicy") == "Never":
-            return "preemption: not eligible due to preemptionPolicy=Never."
-        results: dict[str, Status] = {}
-        absent = 0
-        for node in nodes:
-            status = statuses.get(node.name)
-            if status is None or status.code != UNSCHEDULABLE:
-                absent += 1
-                continue
-            victims = [p for p in node.pods.values() if p.priority < cycle.priority]
-            if not victims:
-                results[node.name] = Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,))
-                continue
-            for victim in victims:
-                node.remove_pod(victim.key)
-            try:
-                still = P.node_resources_fit(cycle.requests, node, cycle.dra_backed)
-            finally:
-                for victim in victims:
-                    node.add_pod(victim)
-            if still is not None:
-                results[node.name] = still
-            else:
-                results[node.name] = Status(
-                    UNSCHEDULABLE,
-                    ("lower-priority pods could be preempted (kubedra does not preempt)",),
-                )
-        body = fit_error(len(nodes), results, absent=absent, absent_reason=PREEMPTION_NOT_HELPFUL)
-        return f"preemption: {body}"
+        outcome = preempt(self, cycle, statuses, nodes)
+        if outcome.node is not None:
+            return "", outcome.node
+        return f"{dra}, {outcome.message}", None
 
     # --- outcomes -------------------------------------------------------------------------------
 
@@ -816,6 +804,13 @@ class Scheduler:
         return self.store.update(
             {**base, "status": {**(base.get("status") or {}), "conditions": conditions}}
         )
+
+    def _nominate(self, cycle: PodCycle, node_name: str) -> None:
+        current = self._pod(cycle.key)
+        if current is None:
+            return
+        status = {**(current.get("status") or {}), "nominatedNodeName": node_name}
+        cycle.pod = self.store.update({**current, "status": status})
 
     def _unschedulable(
         self, cycle: PodCycle, decision: Decision, message: str, rejectors: set[str]

@@ -1,0 +1,120 @@
+"""The pieces on their own: ages, claim states, selectors, the change feed, patches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubedra.apiserver.backend import merge_patch, without_directives
+from kubedra.apiserver.selectors import field_matcher, label_matcher
+from kubedra.apiserver.status import ApiError
+from kubedra.apiserver.tables import claim_state, human_duration
+from kubedra.apiserver.watch import ChangeFeed
+from kubedra.cluster.events import Event
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (-5, "<invalid>"),
+        (-0.5, "0s"),
+        (0, "0s"),
+        (119, "119s"),
+        (121, "2m1s"),
+        (300, "5m"),
+        (601, "10m"),
+        (3 * 3600 + 60, "3h1m"),
+        (5 * 3600, "5h"),
+        (9 * 3600, "9h"),
+        (49 * 3600, "2d1h"),
+        (72 * 3600, "3d"),
+        (9 * 86400, "9d"),
+        (3 * 365 * 86400, "3y"),
+        (3 * 365 * 86400 + 5 * 86400, "3y5d"),
+        (9 * 365 * 86400, "9y"),
+    ],
+)
+def test_human_duration_matches_apimachinery(seconds: float, text: str) -> None:
+    assert human_duration(seconds) == text
+
+
+def claim(status: dict[str, Any], deleted: bool = False) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": "c"}
+    if deleted:
+        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return {"metadata": meta, "status": status}
+
+
+def test_claim_state_as_upstream_prints_it() -> None:
+    allocation = {"devices": {"results": []}}
+    assert claim_state(claim({})) == "pending"
+    assert claim_state(claim({"allocation": allocation})) == "allocated"
+    reserved = {"allocation": allocation, "reservedFor": [{"name": "p"}]}
+    assert claim_state(claim(reserved)) == "allocated,reserved"
+    assert claim_state(claim({}, deleted=True)) == "deleted"
+    assert claim_state(claim(reserved, deleted=True)) == "deleted,allocated,reserved"
+
+
+def pod(name: str, labels: dict[str, str], node: str = "") -> dict[str, Any]:
+    return {"metadata": {"name": name, "labels": labels}, "spec": {"nodeName": node}}
+
+
+def test_label_selector_syntax() -> None:
+    pods = [pod("a", {"app": "web", "tier": "1"}), pod("b", {"app": "db"}), pod("c", {})]
+
+    def names(selector: str) -> list[str]:
+        match = label_matcher(selector)
+        return [p["metadata"]["name"] for p in pods if match(p)]
+
+    assert names("") == ["a", "b", "c"]
+    assert names("app==web") == ["a"]
+    assert names("app!=web") == ["b", "c"]
+    assert names("app notin (web),app") == ["b"]
+    assert names("app in (web,db), tier") == ["a"]
+    assert names("!tier") == ["b", "c"]
+    with pytest.raises(ApiError) as raised:
+        label_matcher("a b c")
+    assert raised.value.code == 400
+
+
+def test_field_selector_fields_per_kind() -> None:
+    bound = pod("a", {}, node="n1")
+    assert field_matcher("spec.nodeName=n1", "Pod")(bound)
+    assert field_matcher("spec.nodeName!=n2,metadata.name==a", "Pod")(bound)
+    assert not field_matcher("spec.nodeName=", "Pod")(bound)
+    with pytest.raises(ApiError) as raised:
+        field_matcher("spec.nodeName=n1", "DeviceClass")
+    assert raised.value.message == "field label not supported: spec.nodeName"
+
+
+def event(type_: str, name: str, version: int) -> Event:
+    obj = {"metadata": {"name": name, "resourceVersion": str(version)}}
+    return Event(type_, "Pod", obj, None)  # type: ignore[arg-type]
+
+
+def test_change_feed_resumes_after_a_version_and_trims_old_history() -> None:
+    feed = ChangeFeed(start=0, history=2)
+    feed.record(event("ADDED", "a", 1), 1)
+    feed.record(event("MODIFIED", "a", 2), 2)
+    feed.record(event("DELETED", "a", 2), 2)
+    events, end = feed.read(feed.position_after(1))
+    assert [(e.type, e.seq) for e in events] == [("MODIFIED", 2), ("DELETED", 2)]
+    assert events[1].obj["metadata"]["resourceVersion"] == "2"
+    assert feed.read(end) == ([], end)
+    assert not feed.expired(0)
+    for version in range(3, 7):
+        feed.record(event("ADDED", f"p{version}", version), version)
+    assert feed.expired(1)
+    events, _ = feed.read(feed.position_after(5))
+    assert [e.seq for e in events] == [6]
+
+
+def test_strategic_merge_patch_directives_are_dropped_before_merging() -> None:
+    patch = {
+        "metadata": {"labels": {"a": "1", "b": None}},
+        "spec": {"$setElementOrder/containers": [{"name": "main"}], "priority": 5},
+    }
+    target = {"metadata": {"labels": {"b": "2", "c": "3"}}, "spec": {"priority": 1}}
+    merged = merge_patch(target, without_directives(patch))
+    assert merged == {"metadata": {"labels": {"a": "1", "c": "3"}}, "spec": {"priority": 5}}
