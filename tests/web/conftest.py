@@ -40,7 +40,9 @@ class Client:
     ) -> tuple[int, Any]:
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         headers = {"Content-Type": "application/json"} if data is not None else {}
-        request = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
+        request = urllib.request.Request(
+            self.base + path, data=data, method=method, headers=headers
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as resp:
                 status, payload = resp.status, resp.read()

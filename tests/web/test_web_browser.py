@@ -10,6 +10,7 @@ from typing import Any
 from kubedra.web import WebServer
 
 TRAINING = "default/training"
+MEM_10G = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("10Gi")) >= 0'
 
 
 def settle(page: Any) -> None:
@@ -51,7 +52,7 @@ def test_step_through_binds_training_pod_to_gpu_b(page: Any, artifacts: Path) ->
 def test_selector_highlights_matching_devices_and_shows_cel_error(
     page: Any, artifacts: Path
 ) -> None:
-    page.fill("#selector", 'device.capacity["gpu.example.com"].memory.compareTo(quantity("10Gi")) >= 0')
+    page.fill("#selector", MEM_10G)
     page.wait_for_function("document.querySelectorAll('.slot.match').length === 2")
     matched = page.locator(".slot.match").evaluate_all("s => s.map(x => x.dataset.device)")
     assert sorted(matched) == ["gpu-b", "gpu-c"]
@@ -74,8 +75,11 @@ def test_invalid_claim_shows_field_errors(page: Any, artifacts: Path) -> None:
     settle(page)
     page.screenshot(path=str(artifacts / "invalid.png"), full_page=True)
     # live validation while typing, before anything is submitted
-    page.fill("#manifest", "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n"
-              "  name: c\nspec:\n  devices:\n    requests:\n    - name: gpu\n      exactly: {}\n")
+    page.fill(
+        "#manifest",
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n"
+        "  name: c\nspec:\n  devices:\n    requests:\n    - name: gpu\n      exactly: {}\n",
+    )
     page.wait_for_function(
         "document.querySelector('#editor-result').innerText.includes('deviceClassName')"
     )
@@ -84,11 +88,13 @@ def test_invalid_claim_shows_field_errors(page: Any, artifacts: Path) -> None:
 
 def test_form_claim_and_pod_get_scheduled(page: Any) -> None:
     page.click("#live")
-    page.fill("#selector", 'device.capacity["gpu.example.com"].memory.compareTo(quantity("10Gi")) >= 0')
+    page.fill("#selector", MEM_10G)
     page.click("#f-fill")
     page.wait_for_selector("#editor-result .ok")
     page.click("#apply")
-    page.wait_for_selector(".node[data-node='worker-3'] .pod[data-pod='default/my-pod-2']", timeout=15000)
+    page.wait_for_selector(
+        ".node[data-node='worker-3'] .pod[data-pod='default/my-pod-2']", timeout=15000
+    )
     page.wait_for_selector("#live.on", timeout=15000)
     owner = page.inner_text(".slot[data-device='gpu-c'] .owner")
     assert "my-claim-2" in owner
@@ -102,7 +108,11 @@ def test_pod_created_through_served_api_appears_bound(
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaim",
         "metadata": {"name": "api-gpu"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}},
+        "spec": {
+            "devices": {
+                "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+            }
+        },
     }
     pod = {
         "apiVersion": "v1",

@@ -101,25 +101,26 @@ class BodyLimit:
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             await too_big(scope, receive, send)
             return
+        # Read the whole body first (chunked ones too), so an oversized one is refused
+        # before any handler sees it; then hand the buffered messages on.
+        buffered: list[Message] = []
         seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooBig()
-            return message
+            buffered.append(message)
+            if message["type"] != "http.request":
+                break
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                await too_big(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
 
-        try:
-            await self.app(scope, limited, send)
-        except _TooBig:
-            await too_big(scope, receive, send)
+        async def replay() -> Message:
+            return buffered.pop(0) if buffered else await receive()
 
-
-class _TooBig(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 def _static_dir() -> str:
@@ -169,7 +170,7 @@ def create_web_app(cluster: LiveCluster, namespace: str = "default") -> FastAPI:
     def state() -> dict[str, Any]:
         with cluster.lock:
             view = cluster_view(store)
-            decisions = list(getattr(cluster.simulation, "scheduler").decisions)
+            decisions = list(getattr(_scheduler(cluster), "decisions", []))
             first = max(0, len(decisions) - MAX_STEPS)
             steps = decision_steps(store, decisions[first:])
         return {**view, "steps": steps, "firstStep": first, "namespace": namespace}
@@ -184,8 +185,11 @@ def create_web_app(cluster: LiveCluster, namespace: str = "default") -> FastAPI:
 
         if len(ns) > 253 or len(name) > 253:
             return error_json(400, "name too long")
+        scheduler = _scheduler(cluster)
+        if scheduler is None:
+            return error_json(404, "this cluster has no scheduler to explain")
         with cluster.lock:
-            result = explain_pod(getattr(cluster.simulation, "scheduler"), ns, name)
+            result = explain_pod(scheduler, ns, name)
         if result.get("found") is False:
             return error_json(404, f"pod {ns}/{name} not found")
         return result
@@ -275,6 +279,10 @@ def create_web_app(cluster: LiveCluster, namespace: str = "default") -> FastAPI:
 def wrap(app: FastAPI) -> ASGIApp:
     """The app behind the request size limit (covers the mounted Kubernetes API too)."""
     return BodyLimit(app)
+
+
+def _scheduler(cluster: LiveCluster) -> Any:
+    return getattr(cluster.simulation, "scheduler", None)
 
 
 def _label(obj: dict[str, Any]) -> str:

@@ -23,7 +23,11 @@ class WebServer:
     """
 
     def __init__(
-        self, simulation: SimulationLike, port: int = 0, host: str = HOST, namespace: str = "default"
+        self,
+        simulation: SimulationLike,
+        port: int = 0,
+        host: str = HOST,
+        namespace: str = "default",
     ) -> None:
         self.cluster = LiveCluster(simulation)
         self.app = create_web_app(self.cluster, namespace)
@@ -31,6 +35,7 @@ class WebServer:
         self.socket = socket.socket(family, socket.SOCK_STREAM)
         try:
             self.socket.bind((host, port))
+            self.socket.listen(128)  # connections wait in the backlog until uvicorn runs
         except OSError:
             self.socket.close()
             raise

@@ -64,8 +64,10 @@ def check_manifests(text: str, namespace: str) -> Checked:
         if info.namespaced:
             meta.setdefault("namespace", namespace)
         obj["metadata"] = meta
-        for error in validate_object(apply_defaults(obj)):
-            result.errors.append({"object": label, "field": error.field, "message": error.body()})
+        for problem in validate_object(apply_defaults(obj)):
+            result.errors.append(
+                {"object": label, "field": problem.field, "message": problem.body()}
+            )
         result.objects.append(obj)
     return result
 
@@ -98,4 +100,11 @@ def preview_selector(store: Store, expression: str) -> dict[str, Any]:
                     matches.append(key)
             except CelError as error:
                 errors[key] = str(error)
-    return {"ok": True, "error": None, "line": None, "column": None, "matches": matches, "errors": errors}
+    return {
+        "ok": True,
+        "error": None,
+        "line": None,
+        "column": None,
+        "matches": matches,
+        "errors": errors,
+    }

@@ -76,8 +76,12 @@ def devices_of(store: Store) -> list[dict[str, Any]]:
         for dev in spec.get("devices") or []:
             name = str(dev.get("name") or "")
             cel = cel_device(dev, driver)
-            attributes = {k: _attribute_text(v or {}) for k, v in (dev.get("attributes") or {}).items()}
-            capacity = {k: str((v or {}).get("value")) for k, v in (dev.get("capacity") or {}).items()}
+            attributes = {
+                k: _attribute_text(v or {}) for k, v in (dev.get("attributes") or {}).items()
+            }
+            capacity = {
+                k: str((v or {}).get("value")) for k, v in (dev.get("capacity") or {}).items()
+            }
             consumes = {
                 str(c.get("counterSet")): {
                     k: quantity_number((v or {}).get("value"))
@@ -126,7 +130,9 @@ def counter_sets(store: Store) -> list[dict[str, Any]]:
                     "pool": pool,
                     "node": spec.get("nodeName"),
                     "name": cs.get("name"),
-                    "counters": {k: quantity_number((v or {}).get("value")) for k, v in counters.items()},
+                    "counters": {
+                        k: quantity_number((v or {}).get("value")) for k, v in counters.items()
+                    },
                     "text": {k: str((v or {}).get("value")) for k, v in counters.items()},
                 }
             )
@@ -140,7 +146,9 @@ def _allocated(claim: dict[str, Any]) -> list[dict[str, Any]]:
         {
             "request": r.get("request"),
             "device": device_key(str(r.get("driver")), str(r.get("pool")), str(r.get("device"))),
-            "consumed": {k: quantity_number(v) for k, v in (r.get("consumedCapacity") or {}).items()},
+            "consumed": {
+                k: quantity_number(v) for k, v in (r.get("consumedCapacity") or {}).items()
+            },
         }
         for r in results
     ]
