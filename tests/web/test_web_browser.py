@@ -163,3 +163,61 @@ def test_pending_pod_shows_explain(page: Any, client: Any) -> None:
     page.wait_for_selector("#explain:not([hidden])")
     assert "default/big" in page.inner_text("#explain-body")
     assert "80Gi" in page.inner_text("#explain-body") or "node" in page.inner_text("#explain-body")
+
+
+PARTITION_POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: mig-user
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimName: small-partition
+  containers:
+  - name: c
+    image: x
+    resources:
+      claims:
+      - name: gpu
+"""
+
+
+def test_counters_shared_capacity_and_network_pools(browser: Any, artifacts: Path) -> None:
+    repo_root = Path(__file__).resolve().parents[2]
+    from kubedra.api.io import load_paths
+    from kubedra.cluster.simulation import Simulation
+
+    loaded = load_paths(
+        [
+            Path(__file__).parent / "data" / "shared-nic.yaml",
+            repo_root / "examples" / "partitionable-device.yaml",
+        ]
+    )
+    simulation = Simulation()
+    assert not simulation.load([o.wire for o in loaded.objects])
+    with WebServer(simulation) as server:
+        context = browser.new_context(
+            viewport={"width": 1360, "height": 900}, reduced_motion="reduce"
+        )
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(server.url + "/")
+        page.wait_for_selector(".conn.up")
+        page.click("#live")
+        nic = page.locator("#network .slot[data-device='nic-0']")
+        assert "bandwidth shared: 40 of 40 used" not in nic.inner_text()
+        assert "bandwidth shared: 20 of 40 used" in nic.inner_text()
+        assert "shared by 2" in nic.inner_text()
+        gauge = page.locator(".node[data-node='worker-4'] .gauge.counter").first
+        assert "counter gpu-0-counters/memory: 0 of 40Gi used" in gauge.inner_text()
+        page.fill("#manifest", PARTITION_POD)
+        page.click("#apply")
+        page.wait_for_selector(".node[data-node='worker-4'] .pod[data-pod='default/mig-user']")
+        page.wait_for_selector("#live.on")
+        assert page.evaluate("document.getAnimations().length") == 0  # reduced motion: instant
+        gauge = page.locator(".node[data-node='worker-4'] .gauge.counter").first
+        assert "counter gpu-0-counters/memory: 5Gi of 40Gi used" in gauge.inner_text()
+        page.screenshot(path=str(artifacts / "partitions.png"), full_page=True)
+        context.close()
+        assert not errors, f"JavaScript errors on the page: {errors}"

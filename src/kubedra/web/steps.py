@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubedra.cluster.store import Store
-from kubedra.web.view import cel_device, device_key, selector_result
+from kubedra.web.view import cel_device, device_key, quantity_number, selector_result
 
 DRA_PLUGIN = "DynamicResources"
 
@@ -115,7 +115,9 @@ def decision_steps(store: Store, decisions: list[Any]) -> list[dict[str, Any]]:
                     "device": device_key(
                         str(r.get("driver")), str(r.get("pool")), str(r.get("device"))
                     ),
-                    "consumed": dict(r.get("consumedCapacity") or {}),
+                    "consumed": {
+                        k: quantity_number(v) for k, v in (r.get("consumedCapacity") or {}).items()
+                    },
                 }
                 for r in (allocation.get("devices") or {}).get("results") or []
             ]

@@ -20,7 +20,8 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-function fmt(n) {
+function fmt(value) {
+  const n = Number(value);
   if (!isFinite(n)) return "0";
   const units = [["Ti", 2 ** 40], ["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]];
   for (const [u, size] of units) if (Math.abs(n) >= size) return `${+(n / size).toFixed(1)}${u}`;
@@ -308,7 +309,17 @@ function renderCharts(use) {
     return { label: c.length > 16 ? c.slice(0, 15) + "…" : c, used: devs.filter((x) => use.has(x.key)).length, total: devs.length };
   });
   const caps = new Map();
+  // Partitions share their physical device's counters: count those once, not each partition.
+  for (const s of d.counterSets) for (const [name, cap] of Object.entries(s.counters)) {
+    let used = 0;
+    for (const dev of d.devices) {
+      if (dev.pool === s.pool && dev.driver === s.driver && use.has(dev.key)) used += (dev.consumesCounters[s.name] || {})[name] || 0;
+    }
+    const label = `${s.name}/${name}`;
+    caps.set(label, { label: label.length > 16 ? label.slice(0, 15) + "…" : label, used, total: cap });
+  }
   for (const dev of d.devices) for (const [name, cap] of Object.entries(dev.capacityNumbers)) {
+    if (Object.keys(dev.consumesCounters).length) continue;
     const users = use.get(dev.key) || [];
     const used = dev.multiAllocatable ? users.reduce((s, u) => s + (u.consumed[name] || 0), 0) : (users.length ? cap : 0);
     const row = caps.get(name) || { label: name, used: 0, total: 0 };
@@ -326,7 +337,7 @@ function go(cursor) { ui.cursor = Math.max(0, Math.min(total(), cursor)); render
 function stop() { if (ui.timer) clearInterval(ui.timer); ui.timer = null; $("#play").textContent = "▶ Play"; $("#play").setAttribute("aria-pressed", "false"); }
 function play() {
   if (isLive()) go(0);
-  $("#play").textContent = "⏸ Pause"; $("#play").setAttribute("aria-pressed", "true");
+  $("#play").textContent = "❚❚ Pause"; $("#play").setAttribute("aria-pressed", "true");
   ui.timer = setInterval(() => { if (isLive()) stop(); else go(ui.cursor + 1); }, reduced.matches ? 250 : 800);
 }
 
