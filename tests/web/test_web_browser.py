@@ -39,6 +39,10 @@ def test_step_through_binds_training_pod_to_gpu_b(page: Any, artifacts: Path) ->
     assert "16Gi" in rejected.inner_text()
     settle(page)
     page.screenshot(path=str(artifacts / "candidates.png"), full_page=True)
+    # the README's picture (docs/web-page.png is a copy of this one)
+    page.screenshot(
+        path=str(artifacts / "page.png"), clip={"x": 0, "y": 0, "width": 1360, "height": 560}
+    )
     step_until_bound(page, TRAINING)
     bound = page.locator(".slot.chosen.bound")
     assert bound.evaluate_all("s => s.map(x => x.dataset.device)") == ["gpu-b"]
