@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +62,14 @@ def test_serve_api_example_gpu_demo(tmp_path: Path) -> None:
         assert rows[1][6] == "worker-2"
         claims = served.kubectl("get", "resourceclaims").splitlines()
         assert claims[1].split()[:2] == ["training-gpu", "allocated,reserved"]
+
+
+def test_port_in_use_is_a_clear_error() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_cli("--port", str(port))
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
+    assert "Traceback" not in done.stderr

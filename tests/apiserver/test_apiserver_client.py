@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import time
 import urllib.request
 from typing import Any
 
@@ -279,3 +281,97 @@ def test_status_subresource_changes_only_status(served: Served) -> None:
     assert code == 200
     assert body["metadata"]["labels"] == {"app": "web", "new": "label"}
     assert body["status"]["phase"] == "Running"
+
+
+def test_keep_alive_answers_do_not_wait_for_delayed_acks(served: Served) -> None:
+    """Without TCP_NODELAY each answer on a kept-alive connection took ~40 ms."""
+    host, port = served.url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port))
+    try:
+        start = time.perf_counter()
+        for _ in range(30):
+            conn.request("GET", "/version")
+            conn.getresponse().read()
+        assert time.perf_counter() - start < 0.6
+    finally:
+        conn.close()
+
+
+def test_watch_as_table_sends_one_row_tables(served: Served) -> None:
+    """What `kubectl get pods -w` reads: each event's object is a Table with one row."""
+    served.request("POST", "/api/v1/namespaces/default/pods", POD)
+    request = urllib.request.Request(
+        served.url + "/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1",
+        headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        events = [json.loads(line) for line in response.read().splitlines()]
+    assert [event["type"] for event in events] == ["ADDED"]
+    table = events[0]["object"]
+    assert table["kind"] == "Table"
+    assert [row["cells"][:3] for row in table["rows"]] == [["web", "1/1", "Running"]]
+
+
+def test_updates_are_validated_like_creates(served: Served) -> None:
+    served.request("POST", "/api/v1/namespaces/default/pods", POD)
+    code, body = served.request(
+        "PATCH",
+        "/api/v1/namespaces/default/pods/web",
+        {"metadata": {"labels": {"bad key": "x"}}},
+        {"Content-Type": "application/merge-patch+json"},
+    )
+    assert (code, body["reason"]) == (422, "Invalid")
+    assert body["details"]["causes"][0]["field"] == "metadata.labels"
+    assert body["message"].startswith('Pod "web" is invalid: metadata.labels: Invalid value:')
+
+
+def test_discovery_aggregated_when_asked_legacy_otherwise(served: Served) -> None:
+    accept = (
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+        "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+        "application/json"
+    )
+    request = urllib.request.Request(served.url + "/apis", headers={"Accept": accept})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.headers["Content-Type"] == (
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+        )
+        groups = json.loads(response.read())
+    assert [item["metadata"]["name"] for item in groups["items"]] == [
+        "scheduling.k8s.io",
+        "resource.k8s.io",
+    ]
+    resource = next(
+        item for item in groups["items"] if item["metadata"]["name"] == "resource.k8s.io"
+    )
+    claims = next(
+        r for r in resource["versions"][0]["resources"] if r["resource"] == "resourceclaims"
+    )
+    assert claims["scope"] == "Namespaced"
+    assert claims["responseKind"] == {
+        "group": "resource.k8s.io",
+        "version": "v1",
+        "kind": "ResourceClaim",
+    }
+    assert claims["subresources"][0]["subresource"] == "status"
+    code, legacy = served.request("GET", "/api")
+    assert (code, legacy["kind"], legacy["versions"]) == (200, "APIVersions", ["v1"])
+    code, core = served.request("GET", "/api/v1")
+    pods = next(r for r in core["resources"] if r["name"] == "pods")
+    assert (pods["shortNames"], pods["namespaced"], pods["categories"]) == (["po"], True, ["all"])
+
+
+def test_scheduling_events_are_listed_and_watched(served: Served) -> None:
+    _, events = served.request("GET", "/api/v1/namespaces/default/events")
+    version = events["metadata"]["resourceVersion"]
+    assert events["items"] == []
+    served.request("POST", "/api/v1/namespaces/default/pods", POD)
+    query = f"watch=true&resourceVersion={version}&timeoutSeconds=1"
+    watched = watch_lines(served, f"/api/v1/namespaces/default/events?{query}")
+    assert [(e["type"], e["object"]["reason"]) for e in watched] == [("ADDED", "Scheduled")]
+    event = watched[0]["object"]
+    assert event["message"] == "Successfully assigned default/web to node-1"
+    assert event["involvedObject"]["name"] == "web"
+    selector = "involvedObject.name=web,involvedObject.kind=Pod"
+    _, listed = served.request("GET", f"/api/v1/events?fieldSelector={selector}")
+    assert [e["reason"] for e in listed["items"]] == ["Scheduled"]

@@ -170,3 +170,24 @@ def test_kubectl_typed_commands_send_protobuf(served: Served) -> None:
     assert "globalDefault" not in high
     missing = served.kubectl("create", "deployment", "x", "--image=y", check=False)
     assert "the server could not find the requested resource" in missing
+
+
+def test_pending_pod_is_scheduled_when_devices_appear(served: Served) -> None:
+    """Creating a ResourceSlice with kubectl wakes the scheduler for the waiting pod."""
+    served.kubectl("create", "-f", str(DATA / "fpga-pod.yaml"))
+    pod = json.loads(served.kubectl("get", "pod", "accel", "-o", "json"))
+    assert pod["status"]["phase"] == "Pending"
+    scheduled = next(c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled")
+    assert (scheduled["status"], scheduled["reason"]) == ("False", "Unschedulable")
+    described = served.kubectl("describe", "pod", "accel")
+    assert "Warning  FailedScheduling" in described
+    claims = [line.split() for line in served.kubectl("get", "resourceclaims").splitlines()]
+    assert claims[1][0].startswith("accel-fpga-")
+    assert claims[1][1] == "pending"
+    served.kubectl("create", "-f", str(DATA / "fpga-slice.yaml"))
+    served.kubectl("wait", "--for=condition=PodScheduled", "pod/accel", "--timeout=30s")
+    rows = [line.split() for line in served.kubectl("get", "pods", "-o", "wide").splitlines()]
+    assert rows[1][:3] == ["accel", "1/1", "Running"]
+    assert rows[1][6] == "node-1"
+    claims = [line.split() for line in served.kubectl("get", "resourceclaims").splitlines()]
+    assert claims[1][1] == "allocated,reserved"

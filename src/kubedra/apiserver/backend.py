@@ -11,7 +11,9 @@ import copy
 import threading
 from typing import Any, Protocol
 
+from kubedra.api.defaults import apply_defaults
 from kubedra.api.io import DecodeError, decode
+from kubedra.api.validation import validate_object
 from kubedra.apiserver.discovery import EVENT, WITH_STATUS
 from kubedra.apiserver.events import EventRecorder
 from kubedra.apiserver.status import ApiError, bad_request, from_store_error, not_found
@@ -19,7 +21,7 @@ from kubedra.apiserver.watch import ChangeFeed
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
 from kubedra.cluster.kinds import KindInfo
-from kubedra.cluster.store import Store, StoreError
+from kubedra.cluster.store import Store, StoreError, invalid
 from kubedra.gofmt import quote
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -56,7 +58,9 @@ class LiveCluster:
         """Run the control loop to its fixed point, then turn new decisions into Events."""
         self.simulation.run()
         scheduler = getattr(self.simulation, "scheduler", None)
-        self.events.observe(getattr(scheduler, "decisions", []), self.store)
+        changes = self.events.observe(getattr(scheduler, "decisions", []), self.store)
+        for change in changes:
+            self.feed.record(change, self.store.resource_version)
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -176,6 +180,11 @@ class LiveCluster:
     # --- helpers ---------------------------------------------------------------------------
 
     def _update(self, info: KindInfo, name: str, new: dict[str, Any]) -> dict[str, Any]:
+        """Default and validate as on create (the store trusts its controllers' updates)."""
+        new = apply_defaults(new, now=self.clock.now())
+        errors = validate_object(new)
+        if errors:
+            raise from_store_error(invalid(info, name, errors), info, name)
         try:
             updated = self.store.update(new)
         except StoreError as error:

@@ -1,8 +1,8 @@
 """Discovery: which groups, versions and resources the simulated cluster serves.
 
-kubectl asks ``/api`` and ``/apis`` for aggregated discovery first and falls back to the
-legacy documents (``APIVersions``, ``APIGroupList``, one ``APIResourceList`` per version)
-when the answer is plain JSON, which is what is served here.
+kubectl asks ``/api`` and ``/apis`` for aggregated discovery (``apidiscovery.k8s.io/v2``,
+every resource in one answer); other clients get the legacy documents (``APIVersions``,
+``APIGroupList``, one ``APIResourceList`` per version).
 """
 
 from __future__ import annotations
@@ -156,4 +156,62 @@ def version_info() -> dict[str, Any]:
         "goVersion": "",
         "compiler": "python",
         "platform": "linux/amd64",
+    }
+
+
+AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+"""The media type of aggregated discovery, which kubectl asks ``/api`` and ``/apis`` for."""
+
+
+def wants_aggregated(accept: str | None) -> bool:
+    """Whether the Accept header takes ``apidiscovery.k8s.io/v2`` (kubectl lists it first)."""
+    for part in (accept or "").split(","):
+        params = {p.strip() for p in part.split(";")}
+        if {"g=apidiscovery.k8s.io", "v=v2", "as=APIGroupDiscoveryList"} <= params:
+            return True
+    return False
+
+
+def _resource_discovery(info: KindInfo, group: str, version: str) -> dict[str, Any]:
+    kind = {"group": group, "version": version, "kind": info.kind}
+    entry: dict[str, Any] = {
+        "resource": info.resource,
+        "responseKind": kind,
+        "scope": "Namespaced" if info.namespaced else "Cluster",
+        "singularResource": info.kind.lower(),
+        "verbs": ["get", "list", "watch"] if info is EVENT else VERBS,
+    }
+    if info.resource in SHORT_NAMES:
+        entry["shortNames"] = SHORT_NAMES[info.resource]
+    if info.kind == "Pod":
+        entry["categories"] = ["all"]
+    if info.kind in WITH_STATUS:
+        entry["subresources"] = [
+            {"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]}
+        ]
+    return entry
+
+
+def aggregated(core: bool) -> dict[str, Any]:
+    """``/api`` (``core``) or ``/apis`` as an ``apidiscovery.k8s.io/v2`` list in one answer."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for gv in group_versions():
+        if (gv.group == "") != core:
+            continue
+        resources = [
+            _resource_discovery(info, gv.group, gv.version)
+            for info in served_kinds()
+            if info.api_version == gv.group_version
+        ]
+        versions = groups.setdefault(gv.group, [])
+        versions.append({"version": gv.version, "resources": resources, "freshness": "Current"})
+    items = [
+        {"metadata": {"name": group} if group else {}, "versions": versions}
+        for group, versions in groups.items()
+    ]
+    return {
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": "apidiscovery.k8s.io/v2",
+        "metadata": {},
+        "items": items,
     }

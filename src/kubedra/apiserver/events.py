@@ -2,7 +2,7 @@
 
 The scheduler writes no Events into the store, so the server keeps them: ``Scheduled``
 (``Successfully assigned NS/POD to NODE``) and ``FailedScheduling`` with the PodScheduled
-message, counted like the event recorder aggregates repeats.
+message, counted like the event recorder aggregates repeats. Watches see them too.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubedra.cluster.clock import SimClock
+from kubedra.cluster.events import Event
 from kubedra.cluster.store import Store
 
 
@@ -21,13 +22,17 @@ class EventRecorder:
         self._seen = 0
         self._events: dict[tuple[str, str, str, str], dict[str, Any]] = {}
 
-    def observe(self, decisions: list[Any], store: Store) -> None:
-        """Record the decisions made since the last call."""
+    def observe(self, decisions: list[Any], store: Store) -> list[Event]:
+        """Record the decisions made since the last call; return the changes, for watches."""
+        changes: list[Event] = []
         for decision in decisions[self._seen :]:
-            self._record(decision, store)
+            change = self._record(decision, store)
+            if change is not None:
+                changes.append(change)
         self._seen = len(decisions)
+        return changes
 
-    def _record(self, decision: Any, store: Store) -> None:
+    def _record(self, decision: Any, store: Store) -> Event | None:
         namespace, _, name = str(getattr(decision, "pod", "")).partition("/")
         result = getattr(decision, "result", "")
         if result == "Scheduled":
@@ -37,24 +42,31 @@ class EventRecorder:
             type_, reason = "Warning", "FailedScheduling"
             message = str(getattr(decision, "message", "") or "")
         else:
-            return
+            return None
         now = self.clock.timestamp()
+        version = str(store.resource_version)
         key = (namespace, name, reason, message)
         existing = self._events.get(key)
         if existing is not None:
-            existing["count"] += 1
-            existing["lastTimestamp"] = now
-            return
+            meta = {**existing["metadata"], "resourceVersion": version}
+            updated = {
+                **existing,
+                "metadata": meta,
+                "count": existing["count"] + 1,
+                "lastTimestamp": now,
+            }
+            self._events[key] = updated
+            return Event("MODIFIED", "Event", updated, existing)
         pod = store.get("Pod", name, namespace) or {}
         meta = pod.get("metadata") or {}
-        self._events[key] = {
+        created = {
             "apiVersion": "v1",
             "kind": "Event",
             "metadata": {
                 "name": f"{name}.{len(self._events) + 1:016x}",
                 "namespace": namespace,
                 "uid": f"event-{len(self._events) + 1}",
-                "resourceVersion": str(store.resource_version),
+                "resourceVersion": version,
                 "creationTimestamp": now,
             },
             "involvedObject": {
@@ -75,6 +87,8 @@ class EventRecorder:
             "reportingComponent": "default-scheduler",
             "reportingInstance": "",
         }
+        self._events[key] = created
+        return Event("ADDED", "Event", created, None)
 
     def list(self, namespace: str | None) -> list[dict[str, Any]]:
         events = self._events.values()

@@ -33,11 +33,9 @@ DEFAULT_WATCH_SECONDS = 1800
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
-def json_response(body: Any, code: int = 200) -> Response:
+def json_response(body: Any, code: int = 200, media: str = "application/json") -> Response:
     return Response(
-        content=json.dumps(body, separators=(",", ":")),
-        status_code=code,
-        media_type="application/json",
+        content=json.dumps(body, separators=(",", ":")), status_code=code, media_type=media
     )
 
 
@@ -104,9 +102,13 @@ class ApiRoutes:
     # --- discovery -------------------------------------------------------------------------
 
     async def core(self, request: Request) -> Response:
+        if discovery.wants_aggregated(request.headers.get("accept")):
+            return json_response(discovery.aggregated(core=True), media=discovery.AGGREGATED)
         return json_response(discovery.api_versions(request.url.netloc))
 
     async def groups(self, request: Request) -> Response:
+        if discovery.wants_aggregated(request.headers.get("accept")):
+            return json_response(discovery.aggregated(core=False), media=discovery.AGGREGATED)
         return json_response(discovery.api_groups())
 
     async def version(self, request: Request) -> Response:
@@ -327,26 +329,25 @@ class ApiRoutes:
                 json.dumps({"type": type_, "object": obj}, separators=(",", ":")).encode() + b"\n"
             )
 
-        with cluster.lock:
-            initial: list[dict[str, Any]] = []
-            if version_text in ("", "0") or send_initial:
-                items, version = cluster.list(info, target.namespace)
-                initial = [obj for obj in items if matches(obj)]
-                position = cluster.feed.end()
-            else:
+        def begin() -> tuple[list[dict[str, Any]], int, int]:
+            """The initial objects, the version and feed position to go on from (-1: gone)."""
+            with cluster.lock:
+                if version_text in ("", "0") or send_initial:
+                    items, version = cluster.list(info, target.namespace)
+                    return [obj for obj in items if matches(obj)], version, cluster.feed.end()
                 try:
                     version = int(version_text)
                 except ValueError:
                     version = -1
                 if version < 0 or cluster.feed.expired(version):
-                    gone = ApiError(
-                        410,
-                        "Expired",
-                        f"too old resource version: {version_text} ({cluster.feed.oldest})",
-                    )
-                    yield line("ERROR", gone.status())
-                    return
-                position = cluster.feed.position_after(version)
+                    return [], version, -1
+                return [], version, cluster.feed.position_after(version)
+
+        initial, version, position = await run_in_threadpool(begin)
+        if position < 0:
+            message = f"too old resource version: {version_text} ({cluster.feed.oldest})"
+            yield line("ERROR", ApiError(410, "Expired", message).status())
+            return
         for obj in initial:
             yield line("ADDED", obj)
         if send_initial and bookmarks:
@@ -361,8 +362,7 @@ class ApiRoutes:
             yield line("BOOKMARK", marker)
         deadline = time.monotonic() + timeout
         while not cluster.closed and time.monotonic() < deadline:
-            with cluster.lock:
-                events, position = cluster.feed.read(position)
+            events, position = cluster.feed.read(position)
             for event in events:
                 if event.kind != info.kind:
                     continue

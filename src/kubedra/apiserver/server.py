@@ -25,7 +25,9 @@ class ApiServer:
         self.cluster = LiveCluster(simulation)
         self.prefix = prefix.rstrip("/")
         self.app = create_app(self.cluster, self.prefix)
-        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP,
+        # and without it each keep-alive answer waits ~40 ms for a delayed ACK.
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((host, port))
         self.host = host

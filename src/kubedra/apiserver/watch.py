@@ -7,6 +7,7 @@ older than the history holds is answered with 410 Gone, as an apiserver's compac
 from __future__ import annotations
 
 import bisect
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,8 @@ class ChangeFeed:
 
     def __init__(self, start: int, history: int = HISTORY) -> None:
         self.history = history
+        self._lock = threading.Lock()
+        """Held briefly by record and read, so watches never wait for a whole write."""
         self._events: list[WatchEvent] = []
         self._seqs: list[int] = []
         self._base = 0
@@ -49,26 +52,30 @@ class ChangeFeed:
             meta = dict(obj.get("metadata") or {})
             meta["resourceVersion"] = str(version)
             obj = {**obj, "metadata": meta}
-        self._events.append(WatchEvent(version, event.type, event.kind, obj, event.old))
-        self._seqs.append(version)
-        if len(self._events) > 2 * self.history:
-            drop = len(self._events) - self.history
-            self.oldest = self._seqs[drop - 1]
-            del self._events[:drop]
-            del self._seqs[:drop]
-            self._base += drop
+        with self._lock:
+            self._events.append(WatchEvent(version, event.type, event.kind, obj, event.old))
+            self._seqs.append(version)
+            if len(self._events) > 2 * self.history:
+                drop = len(self._events) - self.history
+                self.oldest = self._seqs[drop - 1]
+                del self._events[:drop]
+                del self._seqs[:drop]
+                self._base += drop
 
     def position_after(self, version: int) -> int:
         """The absolute position of the first event newer than ``version``."""
-        return self._base + bisect.bisect_right(self._seqs, version)
+        with self._lock:
+            return self._base + bisect.bisect_right(self._seqs, version)
 
     def end(self) -> int:
-        return self._base + len(self._events)
+        with self._lock:
+            return self._base + len(self._events)
 
     def read(self, position: int) -> tuple[list[WatchEvent], int]:
         """Events from absolute ``position`` on, and the position after them."""
-        start = max(position - self._base, 0)
-        return self._events[start:], self.end()
+        with self._lock:
+            start = max(position - self._base, 0)
+            return self._events[start:], self._base + len(self._events)
 
     def expired(self, version: int) -> bool:
         return version < self.oldest

@@ -37,8 +37,12 @@ def serve_api(
         str, typer.Option("--namespace", "-n", help="Namespace of objects that name none.")
     ] = "default",
 ) -> None:
-    """Serve the simulated cluster on 127.0.0.1 until interrupted; writes go through the
-    scheduler and controllers, so pods created with kubectl get scheduled."""
+    """Serve the simulated cluster as a Kubernetes API on 127.0.0.1 until interrupted.
+
+    Each write runs the scheduler and controllers before it is answered.
+
+    --kubeconfig-out writes a kubeconfig for kubectl and client libraries.
+    """
     from kubedra.apiserver import ApiServer, write_kubeconfig
     from kubedra.cluster.simulation import Simulation
 
