@@ -71,9 +71,18 @@ def test_state_has_nodes_devices_claims_pods_and_the_decision(client: Any) -> No
     assert pod["node"] == "worker-2" and pod["claims"] == ["default/training-gpu"]
     (step,) = state["steps"]
     assert step["pod"] == "default/training" and step["result"] == "Scheduled"
-    verdicts = step["claims"][0]["requests"][0]["verdicts"]
-    assert verdicts["gpu.example.com/worker-2/gpu-b"] is None
-    assert "is false" in verdicts["gpu.example.com/worker-1/gpu-a"]
+    request = step["claims"][0]["requests"][0]
+    assert request["candidates"] == ["gpu.example.com/worker-2/gpu-b"]
+    assert request["devices"] == 3
+    (rejected,) = request["rejected"]
+    assert rejected["devices"] == [
+        "gpu.example.com/worker-1/gpu-a",
+        "gpu.example.com/worker-3/gpu-c",
+    ]
+    assert rejected["reason"] == (
+        'selector device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) >= 0'
+        " is false"
+    )
     assert step["claims"][0]["chosen"][0]["device"] == "gpu.example.com/worker-2/gpu-b"
 
 

@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kubedra.apiserver import LiveCluster, create_app
 from kubedra.apiserver.status import ApiError
 from kubedra.cluster.kinds import CREATION_ORDER, kind_info
-from kubedra.web.steps import decision_steps
+from kubedra.web.steps import StepCache
 from kubedra.web.tryit import check_manifests, preview_selector
 from kubedra.web.view import cluster_view
 
@@ -33,7 +33,7 @@ MAX_BODY_BYTES = 256 * 1024
 MAX_TEXT = 64 * 1024
 MAX_EXPRESSION = 10 * 1024
 """Upstream's limit on the length of a CEL selector expression."""
-MAX_STEPS = 500
+MAX_STEPS = 200
 """Decisions the step-through offers (the latest ones)."""
 EVENT_POLL_SECONDS = 0.2
 HEARTBEAT_SECONDS = 15.0
@@ -140,6 +140,7 @@ def create_web_app(cluster: LiveCluster, namespace: str = "default") -> FastAPI:
     app.state.cluster = cluster
     store = cluster.store
     static = _static_dir()
+    step_cache = StepCache()
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
@@ -172,7 +173,7 @@ def create_web_app(cluster: LiveCluster, namespace: str = "default") -> FastAPI:
             view = cluster_view(store)
             decisions = list(getattr(_scheduler(cluster), "decisions", []))
             first = max(0, len(decisions) - MAX_STEPS)
-            steps = decision_steps(store, decisions[first:])
+            steps = step_cache.steps(store, decisions, first)
         return {**view, "steps": steps, "firstStep": first, "namespace": namespace}
 
     @app.get(

@@ -83,68 +83,112 @@ def _verdicts(
     return out
 
 
+def _grouped(verdicts: dict[str, str | None]) -> dict[str, Any]:
+    """Candidates, and the rejected devices grouped by reason (reasons repeat a lot)."""
+    candidates = [key for key, why in verdicts.items() if why is None]
+    by_reason: dict[str, list[str]] = {}
+    for key, why in verdicts.items():
+        if why is not None:
+            by_reason.setdefault(why, []).append(key)
+    rejected = [{"reason": why, "devices": keys} for why, keys in by_reason.items()]
+    return {"candidates": candidates, "rejected": rejected, "devices": len(verdicts)}
+
+
+class StepCache:
+    """Steps already built, by decision; rebuilt when slices or classes change.
+
+    Decisions are only appended, and a claim's spec never changes, so a step stays valid
+    until the devices or classes its verdicts were computed from change.
+    """
+
+    def __init__(self) -> None:
+        self._signature: tuple[tuple[str, str, str], ...] = ()
+        self._steps: dict[tuple[int, int], dict[str, Any]] = {}
+
+    def steps(self, store: Store, decisions: list[Any], first: int = 0) -> list[dict[str, Any]]:
+        signature = tuple(
+            (kind, obj["metadata"]["name"], str(obj["metadata"].get("resourceVersion")))
+            for kind in ("ResourceSlice", "DeviceClass")
+            for obj in store.list(kind)
+        )
+        if signature != self._signature:
+            self._signature = signature
+            self._steps.clear()
+        devices: list[tuple[str, str | None, Any]] | None = None
+        out: list[dict[str, Any]] = []
+        for index in range(first, len(decisions)):
+            key = (index, id(decisions[index]))
+            step = self._steps.get(key)
+            if step is None:
+                devices = devices if devices is not None else _device_index(store)
+                step = _step(store, devices, index, decisions[index])
+                self._steps[key] = step
+            out.append(step)
+        return out
+
+
 def decision_steps(store: Store, decisions: list[Any]) -> list[dict[str, Any]]:
     """One JSON step per decision (claims that no longer exist show only their results)."""
     devices = _device_index(store)
-    steps: list[dict[str, Any]] = []
-    for index, decision in enumerate(decisions):
-        namespace, _, name = str(decision.pod).partition("/")
-        reasons = {n: f"{plugin}: {why}" for n, (plugin, why) in decision.filter_reasons.items()}
-        other = {n: r for n, r in reasons.items() if not r.startswith(DRA_PLUGIN)}
-        claims: list[dict[str, Any]] = []
-        pod = store.get("Pod", name, namespace)
-        names: list[str] = []
-        if pod is not None:
-            for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
-                claim_name = entry.get("resourceClaimName")
-                for st in (pod.get("status") or {}).get("resourceClaimStatuses") or []:
-                    if st.get("name") == entry.get("name"):
-                        claim_name = st.get("resourceClaimName")
-                if claim_name:
-                    names.append(f"{namespace}/{claim_name}")
-        for key in decision.allocations:
-            if key not in names:
-                names.append(key)
-        for claim_key in names:
-            c_ns, _, c_name = claim_key.partition("/")
-            claim = store.get("ResourceClaim", c_name, c_ns)
-            allocation = decision.allocations.get(claim_key) or {}
-            chosen = [
-                {
-                    "request": r.get("request"),
-                    "device": device_key(
-                        str(r.get("driver")), str(r.get("pool")), str(r.get("device"))
-                    ),
-                    "consumed": {
-                        k: quantity_number(v) for k, v in (r.get("consumedCapacity") or {}).items()
-                    },
-                }
-                for r in (allocation.get("devices") or {}).get("results") or []
-            ]
-            requests = []
-            for req_name, spec in _requests(claim) if claim is not None else []:
-                requests.append(
-                    {
-                        "name": req_name,
-                        "deviceClassName": spec.get("deviceClassName"),
-                        "count": spec.get("count", 1),
-                        "selectors": [
-                            (s.get("cel") or {}).get("expression")
-                            for s in spec.get("selectors") or []
-                        ],
-                        "verdicts": _verdicts(store, spec, devices, other),
-                    }
-                )
-            claims.append({"key": claim_key, "requests": requests, "chosen": chosen})
-        steps.append(
+    return [_step(store, devices, i, decision) for i, decision in enumerate(decisions)]
+
+
+def _step(
+    store: Store, devices: list[tuple[str, str | None, Any]], index: int, decision: Any
+) -> dict[str, Any]:
+    namespace, _, name = str(decision.pod).partition("/")
+    reasons = {n: f"{plugin}: {why}" for n, (plugin, why) in decision.filter_reasons.items()}
+    other = {n: r for n, r in reasons.items() if not r.startswith(DRA_PLUGIN)}
+    claims: list[dict[str, Any]] = []
+    pod = store.get("Pod", name, namespace)
+    names: list[str] = []
+    if pod is not None:
+        for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
+            claim_name = entry.get("resourceClaimName")
+            for st in (pod.get("status") or {}).get("resourceClaimStatuses") or []:
+                if st.get("name") == entry.get("name"):
+                    claim_name = st.get("resourceClaimName")
+            if claim_name:
+                names.append(f"{namespace}/{claim_name}")
+    for key in decision.allocations:
+        if key not in names:
+            names.append(key)
+    for claim_key in names:
+        c_ns, _, c_name = claim_key.partition("/")
+        claim = store.get("ResourceClaim", c_name, c_ns)
+        allocation = decision.allocations.get(claim_key) or {}
+        chosen = [
             {
-                "index": index,
-                "pod": decision.pod,
-                "node": decision.node,
-                "result": decision.result,
-                "message": decision.message,
-                "filterReasons": reasons,
-                "claims": claims,
+                "request": r.get("request"),
+                "device": device_key(
+                    str(r.get("driver")), str(r.get("pool")), str(r.get("device"))
+                ),
+                "consumed": {
+                    k: quantity_number(v) for k, v in (r.get("consumedCapacity") or {}).items()
+                },
             }
-        )
-    return steps
+            for r in (allocation.get("devices") or {}).get("results") or []
+        ]
+        requests = []
+        for req_name, spec in _requests(claim) if claim is not None else []:
+            requests.append(
+                {
+                    "name": req_name,
+                    "deviceClassName": spec.get("deviceClassName"),
+                    "count": spec.get("count", 1),
+                    "selectors": [
+                        (s.get("cel") or {}).get("expression") for s in spec.get("selectors") or []
+                    ],
+                    **_grouped(_verdicts(store, spec, devices, other)),
+                }
+            )
+        claims.append({"key": claim_key, "requests": requests, "chosen": chosen})
+    return {
+        "index": index,
+        "pod": decision.pod,
+        "node": decision.node,
+        "result": decision.result,
+        "message": decision.message,
+        "filterReasons": reasons,
+        "claims": claims,
+    }

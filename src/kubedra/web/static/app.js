@@ -92,10 +92,11 @@ function verdictsFor(pos) {
   const step = ui.data.steps[pos.index];
   const out = new Map();
   for (const c of step.claims) {
-    for (const r of c.requests) for (const [key, why] of Object.entries(r.verdicts)) {
-      const prev = out.get(key);
-      if (why === null) out.set(key, { ok: true, why: `candidate for ${c.key} request ${r.name}` });
-      else if (!prev) out.set(key, { ok: false, why: `rejected for ${c.key} request ${r.name}: ${why}` });
+    for (const r of c.requests) {
+      for (const key of r.candidates) out.set(key, { ok: true, why: `candidate for ${c.key} request ${r.name}` });
+      for (const group of r.rejected) for (const key of group.devices) {
+        if (!out.has(key)) out.set(key, { ok: false, why: `rejected for ${c.key} request ${r.name}: ${group.reason}` });
+      }
     }
     if (pos.phase === "bound") for (const ch of c.chosen) out.set(ch.device, { ok: true, chosen: true, why: `chosen for ${c.key} request ${ch.request}` });
   }
@@ -232,13 +233,14 @@ function renderDecision(pos) {
     return;
   }
   const s = ui.data.steps[pos.index];
-  const parts = [el("p", {}, el("strong", { text: s.pod }), " asks for:")];
+  const asks = s.claims.some((c) => c.requests.length);
+  const parts = [el("p", {}, el("strong", { text: s.pod }), asks ? " asks for:" : " asks for no devices (node resources only)")];
   for (const c of s.claims) for (const r of c.requests) {
-    const cands = Object.values(r.verdicts).filter((v) => v === null).length;
+    const cands = r.candidates.length;
     parts.push(el("div", { class: "request" },
       el("div", {}, el("code", { text: `${c.key.split("/")[1]} · ${r.name}` }), ` ${r.count || 1}× ${r.deviceClassName || ""}`),
       r.selectors.map((x) => el("code", { class: "sel", text: x })),
-      pos.phase !== "request" ? el("div", { class: "muted", text: `${cands} candidate device${cands === 1 ? "" : "s"} of ${Object.keys(r.verdicts).length}` }) : null));
+      pos.phase !== "request" ? el("div", { class: "muted", text: `${cands} candidate device${cands === 1 ? "" : "s"} of ${r.devices}` }) : null));
   }
   if (pos.phase !== "request") {
     const rejected = Object.entries(s.filterReasons);
