@@ -31,7 +31,7 @@ def test_cache_reuses_steps_and_rebuilds_after_a_slice_change() -> None:
     store.update({**slc, "spec": {**slc["spec"], "devices": [bigger]}})
     rebuilt = cache.steps(store, decisions)
     assert rebuilt[0] is not first[0]
-    assert "gpu.example.com/worker-1/gpu-a" in rebuilt[0]["claims"][0]["requests"][0]["candidates"]
+    assert rebuilt[0]["claims"][0]["requests"][0]["candidates"] == [0, 1]  # gpu-a, gpu-b
 
 
 def test_first_skips_older_decisions() -> None:

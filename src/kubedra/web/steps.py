@@ -84,12 +84,16 @@ def _verdicts(
 
 
 def _grouped(verdicts: dict[str, str | None]) -> dict[str, Any]:
-    """Candidates, and the rejected devices grouped by reason (reasons repeat a lot)."""
-    candidates = [key for key, why in verdicts.items() if why is None]
-    by_reason: dict[str, list[str]] = {}
-    for key, why in verdicts.items():
+    """Candidates, and the rejected devices grouped by reason (reasons repeat a lot).
+
+    Devices are positions in the state's ``devices`` list (same order as the slices), which
+    keeps the steps of a few hundred devices small.
+    """
+    candidates = [i for i, why in enumerate(verdicts.values()) if why is None]
+    by_reason: dict[str, list[int]] = {}
+    for i, why in enumerate(verdicts.values()):
         if why is not None:
-            by_reason.setdefault(why, []).append(key)
+            by_reason.setdefault(why, []).append(i)
     rejected = [{"reason": why, "devices": keys} for why, keys in by_reason.items()]
     return {"candidates": candidates, "rejected": rejected, "devices": len(verdicts)}
 

@@ -93,8 +93,9 @@ function verdictsFor(pos) {
   const out = new Map();
   for (const c of step.claims) {
     for (const r of c.requests) {
-      for (const key of r.candidates) out.set(key, { ok: true, why: `candidate for ${c.key} request ${r.name}` });
-      for (const group of r.rejected) for (const key of group.devices) {
+      const keyOf = (i) => (ui.data.devices[i] || {}).key;
+      for (const i of r.candidates) out.set(keyOf(i), { ok: true, why: `candidate for ${c.key} request ${r.name}` });
+      for (const group of r.rejected) for (const key of group.devices.map(keyOf)) {
         if (!out.has(key)) out.set(key, { ok: false, why: `rejected for ${c.key} request ${r.name}: ${group.reason}` });
       }
     }
