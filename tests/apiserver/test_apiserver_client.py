@@ -375,3 +375,14 @@ def test_scheduling_events_are_listed_and_watched(served: Served) -> None:
     selector = "involvedObject.name=web,involvedObject.kind=Pod"
     _, listed = served.request("GET", f"/api/v1/events?fieldSelector={selector}")
     assert [e["reason"] for e in listed["items"]] == ["Scheduled"]
+
+
+def test_delete_collection_by_label(served: Served) -> None:
+    with api_client(served) as api:
+        core = client.CoreV1Api(api)
+        core.create_namespaced_pod("default", POD)
+        core.create_namespaced_pod(
+            "default", {**POD, "metadata": {"name": "db", "labels": {"app": "db"}}}
+        )
+        core.delete_collection_namespaced_pod("default", label_selector="app=web")
+        assert [pod.metadata.name for pod in core.list_namespaced_pod("default").items] == ["db"]

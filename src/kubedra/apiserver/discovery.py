@@ -15,7 +15,7 @@ from kubedra.cluster.kinds import KINDS, KindInfo
 SERVER_VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.0+kubedra"}
 """What ``/version`` reports: the release whose resource.k8s.io/v1 kubedra reproduces."""
 
-VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 
 SHORT_NAMES: dict[str, list[str]] = {
     "pods": ["po"],

@@ -190,6 +190,8 @@ class ApiRoutes:
         if method == "POST" and target.name is None:
             created = await run_in_threadpool(cluster.create, target.info, target.namespace, body)
             return json_response(created, 201)
+        if method == "DELETE" and target.name is None:
+            return await run_in_threadpool(self._delete_collection, request, target, body)
         if target.name is None:
             raise ApiError(405, "MethodNotAllowed", f"{method} is not supported on collections")
         if method == "PUT":
@@ -278,6 +280,28 @@ class ApiRoutes:
                 "apiVersion": target.info.api_version,
                 "metadata": meta,
                 "items": page,
+            }
+        )
+
+    def _delete_collection(self, request: Request, target: Target, body: Any) -> Response:
+        """``deletecollection``: delete every selected object; answer the list of them."""
+        labels, fields = self._matchers(request, target)
+        options = body if isinstance(body, dict) else {}
+        with self.cluster.lock:
+            items, _ = self.cluster.list(target.info, target.namespace)
+            deleted = []
+            for obj in items:
+                if labels(obj) and fields(obj):
+                    meta = obj["metadata"]
+                    name, namespace = meta["name"], meta.get("namespace")
+                    deleted.append(self.cluster.delete(target.info, namespace, name, options))
+            version = self.cluster.store.resource_version
+        return json_response(
+            {
+                "kind": f"{target.info.kind}List",
+                "apiVersion": target.info.api_version,
+                "metadata": {"resourceVersion": str(version)},
+                "items": deleted,
             }
         )
 
