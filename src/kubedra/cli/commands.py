@@ -9,9 +9,8 @@ from collections.abc import Callable
 
 import typer
 
-from kubedra.cli import driver_cmd, explain_cmd, kubelet_sim_cmd, simulate_cmd, validate
+from kubedra.cli import driver_cmd, explain_cmd, kubelet_sim_cmd, serve_cmd, simulate_cmd, validate
 from kubedra.cli import serve_api_cmd as serve_api_cli
-from kubedra.cli import serve_cmd
 from kubedra.conformance import cli as conformance_cli
 
 REGISTRARS: list[Callable[[typer.Typer], None]] = [
