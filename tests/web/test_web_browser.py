@@ -51,6 +51,13 @@ def test_step_through_binds_training_pod_to_gpu_b(page: Any, artifacts: Path) ->
     assert "bound to worker-2" in page.inner_text("#decision-body")
     settle(page)
     page.screenshot(path=str(artifacts / "bound.png"), full_page=True)
+    page.click("#reset")
+    assert page.locator("#pending .pod[data-pod='default/training']").count() == 1
+    assert page.locator(".slot.bound").count() == 0
+    page.click("#play")
+    page.wait_for_selector("#live.on", timeout=15000)
+    assert page.inner_text("#play").endswith("Play")
+    assert page.locator(".node[data-node='worker-2'] .slot.bound[data-device='gpu-b']").count()
 
 
 def test_selector_highlights_matching_devices_and_shows_cel_error(
@@ -146,7 +153,7 @@ def test_pod_created_through_served_api_appears_bound(
     page.screenshot(path=str(artifacts / "from-api.png"), full_page=True)
 
 
-def test_pending_pod_shows_explain(page: Any, client: Any) -> None:
+def test_pending_pod_shows_explain(page: Any, client: Any, artifacts: Path) -> None:
     status, _ = client.post(
         "/api/apply",
         {
@@ -166,6 +173,11 @@ def test_pending_pod_shows_explain(page: Any, client: Any) -> None:
     page.click("#pending .pod[data-pod='default/big']")
     page.wait_for_selector("#explain:not([hidden])")
     assert "default/big" in page.inner_text("#explain-body")
+    page.wait_for_selector("#live.on", timeout=15000)
+    settle(page)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 1360, "nothing overflows the window sideways"
+    page.screenshot(path=str(artifacts / "explain.png"), full_page=True)
     assert "80Gi" in page.inner_text("#explain-body") or "node" in page.inner_text("#explain-body")
 
 
