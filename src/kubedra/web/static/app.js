@@ -341,7 +341,7 @@ function stop() { if (ui.timer) clearInterval(ui.timer); ui.timer = null; $("#pl
 function play() {
   if (isLive()) go(0);
   $("#play").textContent = "❚❚ Pause"; $("#play").setAttribute("aria-pressed", "true");
-  ui.timer = setInterval(() => { if (isLive()) stop(); else go(ui.cursor + 1); }, reduced.matches ? 250 : 800);
+  ui.timer = setInterval(() => { go(ui.cursor + 1); if (isLive()) stop(); }, reduced.matches ? 250 : 800);
 }
 
 $("#reset").onclick = () => { stop(); go(0); };
