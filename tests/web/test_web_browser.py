@@ -168,12 +168,13 @@ def test_pending_pod_shows_explain(page: Any, client: Any, artifacts: Path) -> N
         },
     )
     assert status == 200
-    page.click("#live")
+    # the change event brings the new pod onto the page (queued: the page is at step 0)
     page.wait_for_selector("#pending .pod[data-pod='default/big']", timeout=15000)
-    page.click("#pending .pod[data-pod='default/big']")
+    page.click("#live")
+    page.wait_for_selector("#live.on", timeout=15000)
+    page.click("#pending .pod[data-pod='default/big'][data-state='pending']")
     page.wait_for_selector("#explain:not([hidden])")
     assert "default/big" in page.inner_text("#explain-body")
-    page.wait_for_selector("#live.on", timeout=15000)
     settle(page)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 1360, "nothing overflows the window sideways"
