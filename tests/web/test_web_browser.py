@@ -28,6 +28,9 @@ def step_until_bound(page: Any, pod: str, limit: int = 30) -> None:
 
 def test_step_through_binds_training_pod_to_gpu_b(page: Any, artifacts: Path) -> None:
     assert page.locator("#pending .pod[data-pod='default/training']").count() == 1
+    claim = "#claims .claim[data-claim='default/training-gpu']"
+    assert page.get_attribute(claim, "data-state") == "pending"
+    assert "Pending" in page.inner_text(claim)
     page.click("#step")  # the request appears
     assert "training-gpu" in page.inner_text("#decision-body")
     page.click("#step")  # candidates light up, the others show why not
@@ -49,6 +52,8 @@ def test_step_through_binds_training_pod_to_gpu_b(page: Any, artifacts: Path) ->
     assert "training-gpu" in bound.inner_text()
     assert page.locator(".node[data-node='worker-2'] .pod[data-pod='default/training']").count()
     assert "bound to worker-2" in page.inner_text("#decision-body")
+    assert page.get_attribute(claim, "data-state") == "reserved"
+    assert "Reserved" in page.inner_text(claim) and "gpu-b" in page.inner_text(claim)
     settle(page)
     page.screenshot(path=str(artifacts / "bound.png"), full_page=True)
     page.click("#reset")

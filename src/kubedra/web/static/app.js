@@ -171,6 +171,18 @@ function podChip(pod, snap) {
   pod.claims.length ? el("span", { class: "pod-claims", text: pod.claims.map((c) => c.split("/")[1]).join(", ") }) : null);
 }
 
+function claimChip(claim, snap) {
+  const text = { pending: "Pending", allocated: "Allocated", reserved: "Reserved" }[claim.state] || claim.state;
+  const current = snap.pos && ui.data.steps[snap.pos.index].claims.some((c) => c.key === claim.key);
+  const devices = (claim.results || []).map((r) => r.device.split("/").pop());
+  const wants = claim.requests.map((r) => `${r.count || 1}× ${r.deviceClassName || r.firstAvailable.join(" | ")}`).join(", ");
+  return el("div", {
+    class: `claim ${claim.state}${current ? " current" : ""}`, "data-claim": claim.key, "data-state": claim.state,
+    title: [`${claim.key}: ${text}`, ...claim.requests.flatMap((r) => r.selectors)].join("\n"),
+  }, el("span", { class: "pod-name", text: claim.name }), el("span", { class: "badge", text: text }),
+  el("span", { class: "pod-claims", text: devices.length ? `→ ${devices.join(", ")}` : wants }));
+}
+
 function renderPools(devs, use, verdicts) {
   const pools = new Map();
   for (const d of devs) {
@@ -197,6 +209,9 @@ function render() {
   const pods = [...snap.pods.values()];
   $("#pending").replaceChildren(...pods.filter((p) => !p.node).map((p) => podChip(p, snap)));
   $("#pending-lane").classList.toggle("empty", !pods.some((p) => !p.node));
+  const claims = [...snap.claims.values()];
+  $("#claims").replaceChildren(...claims.map((c) => claimChip(c, snap)));
+  $("#claims-lane").classList.toggle("empty", !claims.length);
   $("#nodes").replaceChildren(...d.nodes.map((n) => {
     const devs = d.devices.filter((x) => x.node === n.name);
     const here = pods.filter((p) => p.node === n.name);
