@@ -171,7 +171,8 @@ def test_workloads_are_checked_and_other_kinds_skipped(tmp_path: Path) -> None:
     bad = _kubedra("validate", str(tmp_path))
     assert bad.returncode == 1
     assert bad.stdout.splitlines()[0] == (
-        'Deployment.apps "default/web" is invalid: spec.template.spec.containers[0].resources.claims[0]: '
+        'Deployment.apps "default/web" is invalid: '
+        "spec.template.spec.containers[0].resources.claims[0]: "
         'Not found: "other": must be one of the names in pod.spec.resourceClaims: gpu'
     )
     assert "Traceback" not in bad.stderr

@@ -16,6 +16,7 @@ from kubedra.cli import (
     kubelet_sim_cmd,
     plan_cmd,
     serve_api_cmd,
+    serve_cmd,
     simulate_cmd,
     snapshot_cmd,
     validate,
@@ -33,4 +34,5 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     simulate_cmd.register,
     serve_api_cmd.register,
     plan_cmd.register,
+    serve_cmd.register,
 ]
