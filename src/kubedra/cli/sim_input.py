@@ -112,7 +112,7 @@ def gather(flags: InputFlags) -> SimInput:
         inputs, input_errors = options.input_paths(flags.paths, flags.filenames, flags.recursive)
         loaded.entries += input_errors
         loaded.entries += load_paths(inputs).entries
-    _collect(loaded, result)
+    _collect(loaded, result, flags.namespace or "default")
     return result
 
 
@@ -129,7 +129,17 @@ def _read_live(flags: InputFlags, result: SimInput) -> LoadResult | None:
     return snapshot.load("cluster")
 
 
-def _collect(loaded: LoadResult, result: SimInput) -> None:
+def _in_namespace(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
+    """``obj`` as the simulation names it: namespaced kinds without one get ``namespace``."""
+    metadata = obj.get("metadata")
+    if obj.get("kind") in options.CLUSTER_SCOPED_KINDS or not isinstance(metadata, dict):
+        return obj
+    if metadata.get("namespace"):
+        return obj
+    return {**obj, "metadata": {**metadata, "namespace": namespace}}
+
+
+def _collect(loaded: LoadResult, result: SimInput, namespace: str) -> None:
     """Objects, expanded workloads and skipped kinds, in input order; then feature usage."""
     from kubedra.api.io import LoadedObject, LoadError
     from kubedra.api.io.decoding import object_name
@@ -148,13 +158,13 @@ def _collect(loaded: LoadResult, result: SimInput) -> None:
         elif isinstance(entry, LoadedObject):
             result.objects.append(entry.wire)
             result.sources.append(entry.location())
-            described.append(entry.wire)
+            described.append(_in_namespace(entry.wire, namespace))
         elif is_workload(entry.content):
             pods = expand_pods(entry.content, nodes=nodes)
             name = object_name(entry.content)
             noun = "pod" if len(pods) == 1 else "pods"
             result.expanded.append(f"{entry.location()}: {name} makes {len(pods)} {noun}")
-            described.append(entry.content)
+            described.append(_in_namespace(entry.content, namespace))
             for index, pod in enumerate(pods):
                 result.objects.append(pod)
                 result.sources.append(f"{entry.location()} ({name}, pod {index + 1})")
