@@ -221,3 +221,25 @@ def test_no_input_is_a_clear_error() -> None:
         assert out.returncode == 1
         assert out.stderr.startswith("error: give manifests")
         assert "Traceback" not in out.stderr
+
+
+def test_every_dra_example_file_and_scenario_directory_validates() -> None:
+    """validate reads every manifest under examples/ (scenario directories included) and
+    deploy/, and each scenario directory validates on its own with -f DIR."""
+    files = sorted(
+        path
+        for root in (REPO / "examples", REPO / "deploy")
+        for path in root.rglob("*")
+        if path.suffix in (".yaml", ".yml", ".json")
+    )
+    out = kubedra("validate", "examples", "deploy")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f" in {len(files)} files: " in out.stdout.splitlines()[-1]
+    scenarios = sorted(p for p in (REPO / "examples").iterdir() if p.is_dir())
+    assert len(scenarios) >= 10
+    args = [arg for directory in scenarios for arg in ("-f", str(directory))]
+    each = kubedra("validate", *args)
+    assert each.returncode == 0, each.stdout + each.stderr
+    assert each.stdout.splitlines()[-1].endswith(" 0 invalid")
+    counted = sum(1 for d in scenarios for p in d.iterdir() if p.suffix == ".yaml")
+    assert f" in {counted} files: " in each.stdout.splitlines()[-1]
