@@ -23,9 +23,7 @@ def serve_api(
     kubeconfig_out: Annotated[
         Path | None, typer.Option("--kubeconfig-out", help="Write a kubeconfig for it here.")
     ] = None,
-    namespace: Annotated[
-        str, typer.Option("--namespace", "-n", help="Namespace of objects that name none.")
-    ] = "default",
+    namespace: options.Namespace = None,
     kubeconfig: options.Kubeconfig = None,
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
@@ -45,6 +43,7 @@ def serve_api(
     from kubedra.cli.sim_input import InputFlags, gather
     from kubedra.cluster.simulation import Simulation
 
+    namespace = namespace or "default"
     flags = InputFlags(
         paths,
         filename,

@@ -45,15 +45,7 @@ def simulate(
         str | None, typer.Option("--example", help="A built-in scenario, e.g. gpu-demo.")
     ] = None,
     output: options.OutputOption = Output.TEXT,
-    namespace: Annotated[
-        str | None,
-        typer.Option(
-            "--namespace",
-            "-n",
-            help="Namespace for objects that name none.",
-            show_default=False,
-        ),
-    ] = None,
+    namespace: options.Namespace = None,
     kubeconfig: options.Kubeconfig = None,
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
@@ -115,6 +107,9 @@ def simulate(
         raise typer.Exit(EXIT_BAD_INPUT)
     for warning in read.warnings:
         err.print(f"Warning: {warning}", markup=False)
+    if output not in (Output.TEXT, Output.WIDE):  # keep standard output machine-readable
+        for line in read.skipped:
+            err.print(line, markup=False)
 
     sim = Simulation(
         namespace=namespace or "default",
