@@ -167,7 +167,7 @@ def test_standard_input_is_read_for_a_dash(runner: CliRunner) -> None:
 
 
 def test_deep_block_nesting_is_one_line(runner: CliRunner, tmp_path: Path) -> None:
-    block = "\n".join(" " * depth + "- " for depth in range(50_000))
+    block = "\n".join(" " * depth + "- " for depth in range(1_100))
     (tmp_path / "block.yaml").write_text(block)
     result = runner.invoke(app, ["validate", str(tmp_path)])
     assert result.exit_code == 1
@@ -188,3 +188,72 @@ def test_objects_too_deep_for_python_recursion_are_one_error() -> None:
     assert [str(error) for error in report.load_errors] == [
         'pod.yaml: document 0: Pod "p" is nested too deeply'
     ]
+
+
+NAMELESS_CLAIM = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: claim
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        colour: red
+"""
+
+
+def test_namespace_option_fills_and_checks_the_namespace(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "claim.yaml"
+    path.write_text(NAMELESS_CLAIM.replace("        colour: red\n", ""))
+    result = runner.invoke(app, ["validate", "-o", "json", "-n", "gpu-test", str(path)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["objects"][0]["namespace"] == "gpu-test"
+    path.write_text(NAMELESS_CLAIM.replace("  name: claim\n", "  name: claim\n  namespace: a\n"))
+    result = runner.invoke(app, ["validate", "--namespace", "b", str(path)])
+    assert result.exit_code == 1
+    assert "does not match the namespace sent on the request" in result.output
+
+
+def test_unknown_field_is_reported_with_the_validation_errors(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    path = tmp_path / "claim.yaml"
+    path.write_text(NAMELESS_CLAIM.replace("name: gpu", "name: GPU"))
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0].endswith(
+        'strict decoding error: unknown field "spec.devices.requests[0].exactly.colour"'
+    )
+    assert lines[1].startswith(
+        'ResourceClaim.resource.k8s.io "default/claim" is invalid: '
+        'spec.devices.requests[0].name: Invalid value: "GPU"'
+    )
+    assert lines[-1] == "1 object in 1 file: 0 valid, 1 invalid"
+
+
+def test_kubernetes_version_option(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "rule.yaml"
+    path.write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
+        "spec: {taint: {key: example.com/k, effect: NoSchedule}}\n"
+    )
+    assert (
+        runner.invoke(app, ["validate", "--kubernetes-version", "1.37", str(path)]).exit_code == 0
+    )
+    result = runner.invoke(app, ["validate", "--kubernetes-version", "v1.36.1", str(path)])
+    assert result.exit_code == 1 and "served by Kubernetes 1.37" in result.output
+    result = runner.invoke(app, ["validate", "--kubernetes-version", "1.30", str(path)])
+    assert result.exit_code == 2 and "1.30 is not supported" in result.output
+
+
+def test_device_file_is_refused_in_one_line() -> None:
+    out = _kubedra("validate", "/dev/zero")
+    assert out.returncode == 1
+    assert out.stdout.splitlines()[0] == (
+        "/dev/zero: not a regular file (a character device): refusing to read it"
+    )
+    assert out.stderr == ""

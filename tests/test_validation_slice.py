@@ -688,3 +688,64 @@ STATUS_CASES = [
 )
 def test_claim_status_rules(obj: dict, expected: list[str]) -> None:
     assert rendered_errors(obj) == expected
+
+
+# --- declarative rules of k8s.io/api resource/v1 (+k8s: tags), messages as validate.* ----
+
+
+def test_skip_node_operations_are_a_set_of_enum_values() -> None:
+    """``+k8s:listType=set`` and ``+k8s:enum``: duplicates first, then unsupported values."""
+    slice_ = with_value(
+        resource_slice(),
+        ("spec", "skipNodeOperations"),
+        ["NodeUnprepareResources", "Nope", "NodeUnprepareResources"],
+    )
+    assert rendered_errors(slice_) == [
+        'spec.skipNodeOperations[2]: Duplicate value: "NodeUnprepareResources"',
+        'spec.skipNodeOperations[1]: Unsupported value: "Nope": supported values: "*", '
+        '"NodePrepareResources", "NodeUnprepareResources"',
+    ]
+
+
+def test_skip_node_operations_of_an_allocation_result_are_checked_too() -> None:
+    claim = with_value(
+        allocated_claim(),
+        ("status", "allocation", "devices", "results", 0, "skipNodeOperations"),
+        ["*", "*"],
+    )
+    assert rendered_errors(claim) == [
+        'status.allocation.devices.results[0].skipNodeOperations[1]: Duplicate value: "*"'
+    ]
+
+
+def _with_mapping(mapping: dict) -> dict:
+    slice_ = with_value(
+        resource_slice(), ("spec", "devices", 0, "capacity"), {"cores": {"value": "8"}}
+    )
+    return with_value(
+        slice_, ("spec", "devices", 0, "nodeAllocatableResources"), {"cpu": {"mapping": mapping}}
+    )
+
+
+def test_node_allocatable_mapping_is_a_union_of_capacity_key_and_device_multiplier() -> None:
+    path = "spec.devices[0].nodeAllocatableResources[cpu].mapping"
+    both = {"capacityKey": "cores", "capacityMultiplier": "2", "deviceMultiplier": "8"}
+    assert rendered_errors(_with_mapping(both)) == [
+        f'{path}: Invalid value: "{{capacityKey, deviceMultiplier}}": '
+        "must specify exactly one of: capacityKey, deviceMultiplier"
+    ]
+    assert rendered_errors(_with_mapping({"deviceMultiplier": "8"})) == []
+    assert rendered_errors(_with_mapping({"capacityKey": "cores", "capacityMultiplier": "2"})) == []
+
+
+def test_compatibility_groups_hold_at_most_two_unique_names() -> None:
+    """1.37's API: "The maximum number of groups is 2, and the names must be unique"."""
+    path = ("spec", "devices", 0, "consumesCounters", 0, "compatibilityGroups")
+    field = "spec.devices[0].consumesCounters[0].compatibilityGroups"
+    assert rendered_errors(with_value(partitionable_slice(), path, ["a", "b"])) == []
+    assert rendered_errors(with_value(partitionable_slice(), path, ["a", "b", "c"])) == [
+        f"{field}: Too many: 3: must have at most 2 items"
+    ]
+    assert rendered_errors(with_value(partitionable_slice(), path, ["a", "a"])) == [
+        f'{field}[1]: Duplicate value: "a"'
+    ]

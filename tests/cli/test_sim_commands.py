@@ -125,7 +125,7 @@ def test_deployment_with_claim_template_becomes_three_placed_pods(tmp_path: Path
     text = kubedra("simulate", str(CLUSTER), str(tmp_path / "app.yaml"))
     assert text.returncode == 0, text.stdout + text.stderr
     assert "3 pod(s) on 3 node(s): 3 placed, 0 pending" in text.stdout
-    assert 'Deployment.apps "web" makes 3 pods' in text.stdout
+    assert 'Deployment.apps "default/web" makes 3 pods' in text.stdout
     assert 'skipped Service "web" (v1): kubedra does not model this kind' in text.stdout
     names = kubedra("simulate", str(CLUSTER), str(tmp_path / "app.yaml"), "-o", "name")
     assert names.returncode == 0

@@ -65,7 +65,9 @@ def test_parse_version() -> None:
     assert parse_version("1.36") == "1.36"
     assert parse_version("v1.35.2") == "1.35"
     assert parse_version("1.37.0-rc.1") == "1.37"
-    with pytest.raises(ReleaseError, match=r"kubedra models 1\.34 to 1\.37"):
+    with pytest.raises(
+        ReleaseError, match=r"1\.33 is not supported \(supported: 1\.34, 1\.35, 1\.36, 1\.37\)"
+    ):
         parse_version("1.33")
     with pytest.raises(ReleaseError, match=r"expected MAJOR\.MINOR"):
         parse_version("latest")

@@ -75,11 +75,11 @@ def test_snapshot_reads_every_kind_in_pages_and_converts_to_v1(
     methods = {method for method, _path, _query in cluster.requests}
     assert methods == {"GET"}
     # Pagination: N ResourceSlices in pages of two take ceil(N / 2) requests, the later ones
-    # carrying the continue token (the offset reached).
+    # carrying the continue token (the offset reached so far).
     slices = sum(1 for obj in cluster.objects if obj["kind"] == "ResourceSlice")
     assert slices > 4
     slice_requests = [q for _m, p, q in cluster.requests if p.endswith("/resourceslices")]
-    tokens = [None, *([str(offset)] for offset in range(2, slices, 2))]
+    tokens = [None] + [[str(offset)] for offset in range(2, slices, 2)]
     assert [q.get("continue") for q in slice_requests] == tokens
     assert all(q["limit"] == ["2"] for q in slice_requests)
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kubedra.allocator import inputs
+from kubedra.allocator import inputs, policy
 from kubedra.allocator.claims import PreparedClaim, prepare_claims
 from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
@@ -58,7 +58,8 @@ class Allocator:
 
     ``timeout`` bounds each ``allocate`` call in seconds (None: unbounded) as the scheduler's
     filterTimeout bounds upstream's search; ``prune`` cuts what provably cannot succeed
-    (never changing a result; off only to compare against the plain search).
+    (never changing a result; off only to compare against the plain search);
+    ``device_policy`` picks among valid devices (first-fit, best-fit, spread; see policy.py).
     """
 
     def __init__(
@@ -71,8 +72,12 @@ class Allocator:
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
         prune: bool = True,
+        device_policy: str = "first-fit",
     ) -> None:
+        policy.check_policy(device_policy)
         self.features = features
+        # Which valid devices a request gets (kubedra.allocator.policy); upstream: first-fit.
+        self.device_policy = device_policy
         self.timeout = timeout
         self.prune = prune
         # Search steps before a search counts as long and is analysed for pruning.
@@ -151,6 +156,7 @@ class Allocator:
                 timeout=self.timeout if timeout is _DEFAULT else timeout,
                 prune=self.prune,
                 prune_after=self.prune_after,
+                order=policy.orderer(self.device_policy),
             )
             allocations = search.run()
         except AllocationError as err:

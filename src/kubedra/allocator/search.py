@@ -114,7 +114,10 @@ class Search:
         timeout: float | None = DEFAULT_TIMEOUT,
         prune: bool = True,
         prune_after: int = PRUNE_AFTER,
+        order: Callable[[Search, RequestData], list[Any]] | None = None,
     ) -> None:
+        # Candidate order of a device policy (kubedra.allocator.policy); None: pool order.
+        self.order = order
         self.inventory = inventory
         self.features = inventory.features
         self.state = state
@@ -366,7 +369,7 @@ class Search:
         recorder = self.recorder
         in_use = self.state.in_use
         allocating = self.allocating
-        pools = self.view.pools
+        pools = self.view.pools if self.order is None else self.order(self, data)
         resume = not self.features.conservative
         # Signatures of devices that failed at this position (pruning.py); taken up by the
         # loops that start after a long search was analysed.

@@ -26,6 +26,15 @@ class Verdict:
     defaulted: dict[str, Any]
     errors: list[FieldError]
 
+    @property
+    def strict_error(self) -> LoadError | None:
+        """Unknown fields found while decoding (reported with the validation errors)."""
+        return self.loaded.strict_error()
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and self.strict_error is None
+
 
 @dataclass
 class Report:
@@ -49,16 +58,30 @@ class Report:
 
     @property
     def invalid(self) -> list[Verdict]:
-        return [verdict for verdict in self.verdicts if verdict.errors]
+        """Objects with validation errors or unknown fields."""
+        return [verdict for verdict in self.verdicts if not verdict.ok]
 
     @property
     def ok(self) -> bool:
         return not self.load_errors and not self.invalid
 
 
-def check_paths(paths: Iterable[str | Path]) -> Report:
-    """Load every object under ``paths``, default it and run the validation rules on it."""
-    return check_loaded(load_paths(paths))
+def check_paths(
+    paths: Iterable[str | Path],
+    namespace: str = "default",
+    *,
+    enforce_namespace: bool = False,
+    kubernetes_version: str | None = None,
+) -> Report:
+    """Load every object under ``paths``, default it and run the validation rules on it; the
+    options as for :func:`kubedra.api.io.load_paths`."""
+    loaded = load_paths(
+        paths,
+        namespace,
+        enforce_namespace=enforce_namespace,
+        kubernetes_version=kubernetes_version,
+    )
+    return check_loaded(loaded)
 
 
 def check_loaded(loaded: LoadResult) -> Report:

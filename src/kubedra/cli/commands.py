@@ -14,7 +14,9 @@ from kubedra.cli import (
     explain_cmd,
     features_cmd,
     kubelet_sim_cmd,
+    plan_cmd,
     serve_api_cmd,
+    serve_cmd,
     simulate_cmd,
     snapshot_cmd,
     validate,
@@ -31,4 +33,6 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     explain_cmd.register,
     simulate_cmd.register,
     serve_api_cmd.register,
+    plan_cmd.register,
+    serve_cmd.register,
 ]

@@ -153,64 +153,26 @@ def _direct_manifests(directory: Path) -> Iterable[Path]:
         yield directory  # the loader reports the reading error
 
 
-CLUSTER_SCOPED_KINDS = frozenset(
-    {
-        "DeviceClass",
-        "ResourceSlice",
-        "DeviceTaintRule",
-        "Node",
-        "Namespace",
-        "PriorityClass",
-        "PersistentVolume",
-        "StorageClass",
-        "ClusterRole",
-        "ClusterRoleBinding",
-        "CustomResourceDefinition",
-        "RuntimeClass",
-    }
-)
-"""Kinds without a namespace; every other kind is taken as namespaced (as most are)."""
+def load_inputs(
+    inputs: Sequence[str | Path],
+    input_errors: Sequence[LoadError],
+    namespace: str | None,
+    all_namespaces: bool,
+    release: str,
+) -> LoadResult:
+    """Load the manifests as the apiserver receives them from kubectl: namespaced objects without
+    a namespace get ``-n`` (else ``default``), and with ``-n`` (not ``-A``) an object in another
+    namespace is refused; fields are those of ``release``. ``input_errors`` come first."""
+    from kubedra.api.io import load_paths
 
-
-def namespace_problem(obj: dict[str, Any], kind: str, namespace: str) -> str | None:
-    """Set ``namespace`` on a namespaced object without one; the kubectl error on a mismatch."""
-    if kind in CLUSTER_SCOPED_KINDS:
-        return None
-    metadata = obj.setdefault("metadata", {})
-    if not isinstance(metadata, dict):
-        return None
-    current = metadata.get("namespace")
-    if not current:
-        metadata["namespace"] = namespace
-        return None
-    if current != namespace:
-        return (
-            f'the namespace from the provided object "{current}" does not match the namespace '
-            f"\"{namespace}\". You must pass '--namespace={current}' to perform this operation."
-        )
-    return None
-
-
-def apply_namespace(result: LoadResult, namespace: str | None) -> LoadResult:
-    """``-n``: default the namespace of every namespaced object (in place); mismatches become
-    load errors. (Helper "api" moves this default into the loaders as ``namespace=``.)"""
-    from kubedra.api.io import LoadError
-
-    if not namespace:
-        return result
-    entries: list[Any] = []
-    for entry in result.entries:
-        if isinstance(entry, LoadError):
-            entries.append(entry)
-            continue
-        target = entry.wire if hasattr(entry, "wire") else entry.content
-        problem = namespace_problem(target, entry.kind, namespace)
-        if problem is None:
-            entries.append(entry)
-        else:
-            entries.append(LoadError(entry.source, entry.document, problem, entry.item))
-    result.entries = entries
-    return result
+    loaded = load_paths(
+        inputs,
+        namespace or "default",
+        enforce_namespace=bool(namespace) and not all_namespaces,
+        kubernetes_version=release,
+    )
+    loaded.entries[:0] = list(input_errors)
+    return loaded
 
 
 def feature_gates(version: str | None, gates: str | None) -> FeatureGates:

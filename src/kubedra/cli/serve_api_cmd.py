@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kubedra.cli import options
 
+if TYPE_CHECKING:
+    from kubedra.api.io import LoadResult
+
 EXIT_BAD_INPUT = 2
+
+
+def _example(name: str) -> LoadResult | None:
+    """A built-in scenario, loaded (``kubedra serve --example`` reads it too)."""
+    from kubedra.api.io import load_text
+    from kubedra.cli.sim_input import example_text
+
+    text = example_text(name)
+    return None if text is None else load_text(text, f"example {name}")
 
 
 def serve_api(

@@ -95,13 +95,20 @@ def gather(flags: InputFlags) -> SimInput:
     gates = options.feature_gates(flags.kubernetes_version, flags.feature_gates)
     result = SimInput(gates)
     loaded = LoadResult()
+    # As the apiserver receives kubectl's requests: objects naming no namespace get -n's (else
+    # default); objects in other namespaces keep theirs (the input is one cluster); the fields
+    # decode as the chosen release has them.
+    request: dict[str, Any] = {
+        "namespace": flags.namespace or "default",
+        "kubernetes_version": gates.release,
+    }
     if flags.example is not None:
         text = example_text(flags.example)
         if text is None:
             known = ", ".join(example_names())
             result.errors.append(f"error: no example named {flags.example!r} (known: {known})")
             return result
-        loaded.entries += load_text(text, f"example {flags.example}").entries
+        loaded.entries += load_text(text, f"example {flags.example}", **request).entries
     if flags.live:
         snapshot = _read_live(flags, result)
         if snapshot is not None:
@@ -111,8 +118,8 @@ def gather(flags: InputFlags) -> SimInput:
 
         inputs, input_errors = options.input_paths(flags.paths, flags.filenames, flags.recursive)
         loaded.entries += input_errors
-        loaded.entries += load_paths(inputs).entries
-    _collect(loaded, result, flags.namespace or "default")
+        loaded.entries += load_paths(inputs, **request).entries
+    _collect(loaded, result)
     return result
 
 
@@ -129,17 +136,7 @@ def _read_live(flags: InputFlags, result: SimInput) -> LoadResult | None:
     return snapshot.load("cluster")
 
 
-def _in_namespace(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
-    """``obj`` as the simulation names it: namespaced kinds without one get ``namespace``."""
-    metadata = obj.get("metadata")
-    if obj.get("kind") in options.CLUSTER_SCOPED_KINDS or not isinstance(metadata, dict):
-        return obj
-    if metadata.get("namespace"):
-        return obj
-    return {**obj, "metadata": {**metadata, "namespace": namespace}}
-
-
-def _collect(loaded: LoadResult, result: SimInput, namespace: str) -> None:
+def _collect(loaded: LoadResult, result: SimInput) -> None:
     """Objects, expanded workloads and skipped kinds, in input order; then feature usage."""
     from kubedra.api.io import LoadedObject, LoadError
     from kubedra.api.io.decoding import object_name
@@ -158,13 +155,13 @@ def _collect(loaded: LoadResult, result: SimInput, namespace: str) -> None:
         elif isinstance(entry, LoadedObject):
             result.objects.append(entry.wire)
             result.sources.append(entry.location())
-            described.append(_in_namespace(entry.wire, namespace))
+            described.append(entry.wire)
         elif is_workload(entry.content):
             pods = expand_pods(entry.content, nodes=nodes)
             name = object_name(entry.content)
             noun = "pod" if len(pods) == 1 else "pods"
             result.expanded.append(f"{entry.location()}: {name} makes {len(pods)} {noun}")
-            described.append(_in_namespace(entry.content, namespace))
+            described.append(entry.content)
             for index, pod in enumerate(pods):
                 result.objects.append(pod)
                 result.sources.append(f"{entry.location()} ({name}, pod {index + 1})")

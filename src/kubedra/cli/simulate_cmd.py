@@ -17,6 +17,7 @@ import typer
 from kubedra.cli import options
 from kubedra.cli.options import Output
 from kubedra.cli.sim_input import example_names
+from kubedra.cli.sim_input import example_text as _example_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from kubedra.cli.sim_input import SimInput
     from kubedra.cluster.simulation import Simulation
 
-__all__ = ["example_names", "simulate"]
+__all__ = ["_example_text", "example_names", "simulate"]  # kubedra.planning reads examples
 
 EXIT_PLACED = 0
 EXIT_BAD_INPUT = 1
@@ -59,6 +60,13 @@ def simulate(
     ] = None,
     events: Annotated[
         Path | None, typer.Option("--events", help="A timeline of later changes (YAML).")
+    ] = None,
+    device_policy: Annotated[
+        str, typer.Option("--device-policy", help="first-fit (upstream), best-fit or spread.")
+    ] = "first-fit",
+    node_score: Annotated[
+        str | None,
+        typer.Option("--node-score", help="Opt-in DRA node score: most-allocated|least-allocated."),
     ] = None,
 ) -> None:
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
@@ -111,11 +119,19 @@ def simulate(
         for line in read.skipped:
             err.print(line, markup=False)
 
+    from kubedra.planning.cluster import PlanInputError, scheduler_factory
+
+    try:
+        factory = scheduler_factory(device_policy, node_score)
+    except (ValueError, PlanInputError) as error:
+        err.print(f"error: {error}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     sim = Simulation(
         namespace=namespace or "default",
         policy=scheduler.value,
         seed=seed,
         features=read.features,
+        scheduler_factory=factory,
     )
     problems = sim.load(read.objects, read.sources)
     for problem in problems:

@@ -22,7 +22,10 @@ def validate(
 ) -> None:
     """Validate every object in the given manifests as the apiserver would.
 
-    Older resource.k8s.io versions are converted to v1 and every object is defaulted first.
+    Namespaced objects without a namespace get the request namespace (-n, else default; with
+    -n an object in another namespace is refused), older resource.k8s.io versions are converted
+    to v1 and every object is defaulted first; fields of another release than
+    --kubernetes-version are reported.
 
     Workloads (Deployments, Jobs, CronJobs, StatefulSets, DaemonSets, ReplicaSets,
     ReplicationControllers) are checked through their pod templates; other kinds kubedra does
@@ -32,18 +35,17 @@ def validate(
     a warning when one is off or alpha there. With -A, objects keep their own namespaces
     (-n is ignored).
 
-    Exits 1 when any object is invalid or any file or document cannot be read, else 0.
+    Exits 1 when any object is invalid, has unknown fields or any file or document cannot be
+    read, 2 for a bad option, else 0.
     """
     gates = options.feature_gates(kubernetes_version, feature_gates)
     inputs, input_errors = options.input_paths(paths, filename, recursive)
     # Imported here: the object model and the rules load only when this command runs,
     # so every other command starts fast.
     from kubedra.api.checking import check_loaded
-    from kubedra.api.io import load_paths
     from kubedra.cli import validate_report
 
-    loaded = options.apply_namespace(load_paths(inputs), None if all_namespaces else namespace)
-    loaded.entries[:0] = input_errors
+    loaded = options.load_inputs(inputs, input_errors, namespace, all_namespaces, gates.release)
     report = check_loaded(loaded)
     features = validate_report.feature_report(report, gates)
     for warning in gates.warnings:

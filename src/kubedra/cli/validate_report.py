@@ -44,11 +44,15 @@ def print_text(report: Report, features: FeatureReport, *, wide: bool = False) -
             typer.echo(str(entry))
         elif isinstance(entry, UnmodeledObject):
             typer.echo(_skipped_line(entry))
-        elif entry.errors:
-            typer.echo(render_invalid(entry))
-            typer.echo(f"  in {entry.loaded.location()}")
-        elif wide:
-            typer.echo(f"{object_name(entry.defaulted)} is valid ({entry.loaded.location()})")
+        else:
+            strict = entry.strict_error
+            if strict is not None:
+                typer.echo(str(strict))
+            if entry.errors:
+                typer.echo(render_invalid(entry))
+                typer.echo(f"  in {entry.loaded.location()}")
+            elif wide and strict is None:
+                typer.echo(f"{object_name(entry.defaulted)} is valid ({entry.loaded.location()})")
     for line in features.usage:
         typer.echo(line)
     for warning in features.warnings:
@@ -116,8 +120,9 @@ def _object_json(verdict: Verdict) -> dict[str, Any]:
         "kind": loaded.kind,
         "namespace": metadata.get("namespace"),
         "name": metadata.get("name"),
-        "valid": not verdict.errors,
+        "valid": verdict.ok,
         "errors": [_error_json(error) for error in verdict.errors],
+        "unknownFields": list(loaded.strict_errors),
     }
     if verdict.errors:
         entry["message"] = render_invalid(verdict)

@@ -134,6 +134,8 @@ class DynamicResources:
         self.epoch = 0
         """Bumped whenever the allocator is rebuilt (cached Filter results become stale)."""
         self.check_classes = True
+        self.device_policy = "first-fit"
+        """Which valid devices the allocator picks (kubedra.allocator.policy)."""
         """PreFilter's DeviceClass check; off for the first-fit policy, where the allocator
         reports a missing class as an error (FirstFitScheduler's semantics)."""
 
@@ -176,6 +178,7 @@ class DynamicResources:
                 store.list("ResourceSlice"),
                 (),
                 store.list("DeviceTaintRule"),
+                device_policy=self.device_policy,
             )
             for results in self._counted.values():
                 allocator.state.add_results(results)

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
+from kubedra.allocator.policy import device_utilization, node_score
 from kubedra.cluster.clock import START, SimClock
 from kubedra.cluster.events import Event
 from kubedra.cluster.kinds import CREATION_ORDER
@@ -63,6 +64,14 @@ class SchedulerConfig:
     policy: Literal["default", "first-fit"] = "default"
     percentage_of_nodes_to_score: int | None = None
     seed: int | None = None
+    device_policy: str = "first-fit"
+    """Which valid devices the allocator picks (kubedra.allocator.policy); opt-in."""
+    node_score: str | None = None
+    """Opt-in DRA node score beside the default plugins: most-allocated | least-allocated."""
+
+
+DEVICE_UTILIZATION = "DRADeviceUtilization"
+"""Name of the opt-in node score plugin over devices (kubedra's, not upstream's)."""
 
 
 @dataclass
@@ -163,6 +172,7 @@ class Scheduler:
         self.queue = SchedulingQueue()
         self.dra = DynamicResources(store, clock, self.features)
         self.dra.check_classes = self.config.policy != "first-fit"
+        self.dra.device_policy = self.config.device_policy
         self.decisions: list[Decision] = []
         self.last_decision: dict[str, Decision] = {}
         self.next_start_node_index = 0
@@ -736,14 +746,30 @@ class Scheduler:
             ),
             P.balanced_allocation_score(req_cpu, req_memory, node) if req_cpu or req_memory else 0,
             self.dra.score(cycle.dra, node.name) if cycle.dra.prioritized else 0,
+            self._device_score(cycle, node),
         )
+
+    def _device_score(self, cycle: PodCycle, node: NodeState) -> int:
+        """The opt-in DRADeviceUtilization score (0 when off or without an allocator)."""
+        mode = self.config.node_score
+        allocator = self.dra.allocator
+        if mode is None or allocator is None:
+            return 0
+        view = allocator.inventory.node_view(node.info)
+        used, total = device_utilization(
+            view.pools,
+            allocator.state.in_use,
+            allocator.state.shared,
+            cycle.dra.node_allocations.get(node.name),
+        )
+        return node_score(mode, used, total)
 
     # --- scoring --------------------------------------------------------------------------------
 
     def score_nodes(self, cycle: PodCycle, evals: list[Evaluation]) -> dict[str, list[int]]:
         """Weighted, normalized scores per plugin, one entry per feasible node."""
         columns = list(zip(*(ev.raws for ev in evals), strict=True))
-        taint, affinity, least, balanced, dra = (list(c) for c in columns)
+        taint, affinity, least, balanced, dra, devices = (list(c) for c in columns)
         per_plugin: dict[str, list[int]] = {
             P.TAINT_TOLERATION: P.default_normalize(taint, reverse=True),
             P.NODE_AFFINITY: P.default_normalize(affinity, reverse=False),
@@ -752,8 +778,10 @@ class Scheduler:
         }
         if not cycle.dra.empty:
             per_plugin[P.DYNAMIC_RESOURCES] = P.default_normalize(dra, reverse=False)
+        if self.config.node_score is not None:
+            per_plugin[DEVICE_UTILIZATION] = devices
         for name, values in per_plugin.items():
-            weight = P.SCORE_WEIGHTS[name]
+            weight = P.SCORE_WEIGHTS.get(name, 1)
             if weight != 1:
                 per_plugin[name] = [v * weight for v in values]
         return per_plugin
@@ -771,6 +799,7 @@ class Scheduler:
             not cycle.preferred
             and not cycle.dra.prioritized
             and not any(ev.raws[0] for ev in evals)
+            and self.config.node_score is None
         ):
             return self._select_simple(cycle, feasible, evals, decision)
         per_plugin = self.score_nodes(cycle, evals)

@@ -1,8 +1,10 @@
 """Turning raw documents into checked ``v1`` wire dicts, as the apiserver's decoder does.
 
 A document must be a mapping with string ``apiVersion`` and ``kind`` naming a supported kind.
-``List`` and ``*List`` documents are unpacked into their items. Older ``resource.k8s.io``
-versions are converted to ``v1``. The typed models then check every field's type (strings,
+``List`` and ``*List`` documents are unpacked into their items. The request namespace is
+filled in (or a stray one cleared) as the apiserver does. Older ``resource.k8s.io`` versions are
+converted to ``v1``; fields and kinds of a release other than the selected one are reported.
+The typed models then check every field's type (strings,
 integers, booleans, quantities, timestamps) and, for the fully modeled ``resource.k8s.io``
 kinds, that no field is unknown. The result is the model's own serialization: nulls dropped,
 quantities canonical, unknown fields of partially modeled kinds (Pod, Node, ...) kept.
@@ -19,8 +21,10 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from kubedra.api.conversion import CONVERTIBLE_VERSIONS, to_v1
-from kubedra.api.io.reading import LoadError, RawDocument
-from kubedra.api.models import FULLY_MODELED_GROUPS, KINDS, KubeObject
+from kubedra.api.io.reading import MAX_OBJECT_BYTES, LoadError, RawDocument
+from kubedra.api.io.release_fields import kind_problem, strip_other_release_fields
+from kubedra.api.models import FULLY_MODELED_GROUPS, KINDS, NAMESPACED_KINDS, KubeObject
+from kubedra.api.releases import DEFAULT
 
 MAX_REPORTED_PROBLEMS = 10
 
@@ -45,10 +49,22 @@ class LoadedObject:
     """The apiVersion written in the file (``wire`` is always the v1 form)."""
     kind: str
     wire: dict[str, Any]
+    strict_errors: tuple[str, ...] = ()
+    """Unknown fields (dropped from ``wire``), as strict decoding reports them: the object is
+    still validated, so that these and its validation errors are reported together."""
 
     def location(self) -> str:
         where = f"{self.source}: document {self.document}"
         return where if self.item is None else f"{where}, items[{self.item}]"
+
+    def strict_error(self) -> LoadError | None:
+        """The strict decoding problems as one error line, or None when there are none."""
+        if not self.strict_errors:
+            return None
+        message = f"{object_name(self.wire)}: strict decoding error: " + "; ".join(
+            _capped(list(self.strict_errors))
+        )
+        return LoadError(self.source, self.document, message, self.item)
 
 
 @dataclass(frozen=True)
@@ -75,8 +91,43 @@ class UnmodeledObject:
 STRICT_GROUPS = frozenset({"resource.k8s.io"})
 """Groups whose unknown kinds and versions are errors rather than skipped objects."""
 
+MODELED_KINDS = frozenset(kind for _version, kind in SUPPORTED_KINDS)
+"""Kind names kubedra models: one of them in a version kubedra does not know (``v9`` Pod) is
+an error, as ``kubectl create`` reports it, not an object to skip."""
 
-def decode_document(raw: RawDocument) -> Iterator[LoadedObject | UnmodeledObject | LoadError]:
+
+NAMESPACED_WORKLOAD_KINDS = frozenset(
+    {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob"}
+    | {"ReplicationController", "PodTemplate"}
+)
+"""Unmodelled kinds that are namespaced and carry pod templates: they get the request namespace
+like the modelled kinds, so that the pods made from them land where kubectl would put them.
+Other unmodelled kinds are left as read (kubedra does not know their scope)."""
+
+
+def _is_strict(api_version: str, kind: str) -> bool:
+    return _group(api_version) in STRICT_GROUPS or kind in MODELED_KINDS
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    """What the request would carry: the namespace and the apiserver's release."""
+
+    namespace: str = "default"
+    """The request namespace: given to namespaced objects that have none."""
+    enforce_namespace: bool = False
+    """Whether the namespace was chosen explicitly (``-n``), so that an object with another
+    namespace is refused instead of keeping its own."""
+    release: str = DEFAULT
+    """The Kubernetes release whose fields and kinds decode."""
+
+
+DEFAULT_OPTIONS = DecodeOptions()
+
+
+def decode_document(
+    raw: RawDocument, options: DecodeOptions = DEFAULT_OPTIONS
+) -> Iterator[LoadedObject | UnmodeledObject | LoadError]:
     """The objects of one document (several for a list), or the errors that stop them."""
     content = raw.content
     if not isinstance(content, dict):
@@ -90,9 +141,9 @@ def decode_document(raw: RawDocument) -> Iterator[LoadedObject | UnmodeledObject
         and isinstance(kind, str)
         and _is_list_kind(api_version, kind, content)
     ):
-        yield from _decode_list(raw, api_version, kind)
+        yield from _decode_list(raw, api_version, kind, options)
         return
-    yield _decode_object(raw.source, raw.document, None, content)
+    yield _decode_object(raw.source, raw.document, None, content, options, raw.measure)
 
 
 def _is_list_kind(api_version: str, kind: str, content: dict[Any, Any]) -> bool:
@@ -111,7 +162,7 @@ def _group(api_version: str) -> str:
 
 
 def _decode_list(
-    raw: RawDocument, api_version: str, kind: str
+    raw: RawDocument, api_version: str, kind: str, options: DecodeOptions
 ) -> Iterator[LoadedObject | UnmodeledObject | LoadError]:
     items = raw.content.get("items")
     if items is None:
@@ -129,24 +180,88 @@ def _decode_list(
             continue
         if item_kind is not None:
             item = {"apiVersion": api_version, "kind": item_kind} | item
-        yield _decode_object(raw.source, raw.document, position, item)
+        yield _decode_object(raw.source, raw.document, position, item, options, raw.measure)
 
 
 def _decode_object(
-    source: str, document: int, item: int | None, content: dict[Any, Any]
+    source: str,
+    document: int,
+    item: int | None,
+    content: dict[Any, Any],
+    options: DecodeOptions,
+    measure: bool = False,
 ) -> LoadedObject | UnmodeledObject | LoadError:
     api_version, kind = content.get("apiVersion"), content.get("kind")
     problem = _type_meta_problem(api_version, kind)
+    if problem is None and measure:
+        size = _json_size(content)
+        if size > MAX_OBJECT_BYTES:
+            problem = (
+                f"{object_name(content)} is {size} bytes as JSON, more than the apiserver "
+                f"accepts in one request ({MAX_OBJECT_BYTES} bytes, 3 MiB)"
+            )
+    if problem is None:
+        assert isinstance(api_version, str) and isinstance(kind, str)
+        problem = kind_problem(api_version, kind, options.release)
     if problem is not None:
         return LoadError(source, document, problem, item)
     assert isinstance(api_version, str) and isinstance(kind, str)
-    if (api_version, kind) not in SUPPORTED_KINDS:
+    modeled = (api_version, kind) in SUPPORTED_KINDS
+    if modeled or kind in NAMESPACED_WORKLOAD_KINDS:
+        content, problem = _with_request_namespace(content, kind, options)
+        if problem is not None:
+            return LoadError(source, document, problem, item)
+    if not modeled:
         return UnmodeledObject(source, document, item, api_version, kind, content)
     try:
-        wire = decode(content)
+        wire, unknown = decode_lenient(content, options.release)
     except DecodeError as error:
         return LoadError(source, document, str(error), item)
-    return LoadedObject(source, document, item, api_version, kind, wire)
+    return LoadedObject(source, document, item, api_version, kind, wire, tuple(unknown))
+
+
+def _json_size(content: Any) -> int:
+    """The object's size as kubectl sends it (compact JSON, UTF-8)."""
+    try:
+        text = json.dumps(content, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (ValueError, TypeError, RecursionError):
+        return 0  # not JSON data: decoding reports it
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+NAMESPACE_MISMATCH = (
+    "the namespace of the provided object does not match the namespace sent on the request"
+)
+"""The apiserver's BadRequest (EnsureObjectNamespaceMatchesRequestNamespace)."""
+
+
+def _with_request_namespace(
+    content: dict[Any, Any], kind: str, options: DecodeOptions
+) -> tuple[dict[Any, Any], str | None]:
+    """Fill or clear ``metadata.namespace`` as the apiserver does for a create request.
+
+    Namespaced kinds without a namespace get the request's; with ``enforce_namespace`` another
+    namespace is refused. Cluster-scoped kinds have a stray namespace cleared (their request
+    namespace is empty). Mistyped metadata is left for decoding to report.
+    """
+    metadata = content.get("metadata")
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        return content, None
+    namespace = metadata.get("namespace")
+    if namespace is not None and not isinstance(namespace, str):
+        return content, None
+    if kind not in NAMESPACED_KINDS and kind not in NAMESPACED_WORKLOAD_KINDS:
+        if not namespace:
+            return content, None
+        cleared = {key: value for key, value in metadata.items() if key != "namespace"}
+        return content | {"metadata": cleared}, None
+    if not namespace:
+        return content | {"metadata": metadata | {"namespace": options.namespace}}, None
+    if options.enforce_namespace and namespace != options.namespace:
+        return content, f"{object_name(content)}: {NAMESPACE_MISMATCH}"
+    return content, None
 
 
 def _type_meta_problem(api_version: Any, kind: Any) -> str | None:
@@ -156,8 +271,7 @@ def _type_meta_problem(api_version: Any, kind: Any) -> str | None:
     for name, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str):
             return f"{name} must be a string, not {_json_type(value)}"
-    group = _group(api_version)
-    if (api_version, kind) not in SUPPORTED_KINDS and group in STRICT_GROUPS:
+    if (api_version, kind) not in SUPPORTED_KINDS and _is_strict(api_version, kind):
         return f'no matches for kind "{kind}" in version "{api_version}"'
     return None
 
@@ -166,24 +280,56 @@ class DecodeError(ValueError):
     """The object does not decode: wrong field types or unknown fields."""
 
 
-def decode(content: dict[str, Any]) -> dict[str, Any]:
+def decode(content: dict[str, Any], release: str = DEFAULT) -> dict[str, Any]:
     """Convert to v1 and check field types; return the v1 wire dict or raise DecodeError.
 
-    ``content`` must have a supported apiVersion and kind.
+    Strict: an unknown field (also one of another release) is an error. ``content`` must have
+    a supported apiVersion and kind.
     """
+    wire, unknown = decode_lenient(content, release)
+    if unknown:
+        message = f"{object_name(content)} cannot be decoded: " + "; ".join(_capped(unknown))
+        raise DecodeError(message)
+    return wire
+
+
+def decode_lenient(
+    content: dict[str, Any], release: str = DEFAULT
+) -> tuple[dict[str, Any], list[str]]:
+    """Like :func:`decode`, but unknown fields are dropped and returned as problems instead of
+    stopping the object (wrong types still raise DecodeError)."""
     original_kind = content["kind"]
     wire = to_v1(content)
     api_version: str = wire["apiVersion"]
     model = KINDS[(api_version, original_kind)]
     group = api_version.rpartition("/")[0]
-    extra: Literal["forbid"] | None = "forbid" if group in FULLY_MODELED_GROUPS else None
+    strict = group in FULLY_MODELED_GROUPS
+    extra: Literal["forbid"] | None = "forbid" if strict else None
+    unknown: list[str] = []
     try:
-        parsed: KubeObject = model.model_validate(wire, extra=extra)
+        try:
+            parsed: KubeObject = model.model_validate(wire, extra=extra)
+        except ValidationError as error:
+            details = error.errors(include_url=False)
+            if not all(detail["type"] == "extra_forbidden" for detail in details):
+                raise
+            unknown = [_describe_problem(model, detail) for detail in details]
+            parsed = model.model_validate(wire, extra="ignore")
     except ValidationError as error:
         raise DecodeError(_describe_validation_error(content, model, error)) from None
     except RecursionError:
         raise DecodeError(f"{object_name(content)}: object nested too deeply") from None
-    return parsed.to_wire()
+    decoded = parsed.to_wire()
+    if strict:
+        unknown.extend(strip_other_release_fields(decoded, release))
+    return decoded, unknown
+
+
+def _capped(problems: list[str]) -> list[str]:
+    shown = problems[:MAX_REPORTED_PROBLEMS]
+    if len(problems) > len(shown):
+        shown.append(f"and {len(problems) - len(shown)} more")
+    return shown
 
 
 def object_name(content: dict[str, Any]) -> str:
@@ -194,6 +340,7 @@ def object_name(content: dict[str, Any]) -> str:
     metadata = content.get("metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
     name = metadata.get("name") or metadata.get("generateName") or ""
+    name = name if isinstance(name, str) else ""
     namespace = metadata.get("namespace")
     if isinstance(name, str) and isinstance(namespace, str) and namespace and name:
         name = f"{namespace}/{name}"
@@ -204,10 +351,7 @@ def _describe_validation_error(
     content: dict[str, Any], model: type[BaseModel], error: ValidationError
 ) -> str:
     problems = [_describe_problem(model, detail) for detail in error.errors(include_url=False)]
-    shown = problems[:MAX_REPORTED_PROBLEMS]
-    if len(problems) > len(shown):
-        shown.append(f"and {len(problems) - len(shown)} more")
-    return f"{object_name(content)} cannot be decoded: " + "; ".join(shown)
+    return f"{object_name(content)} cannot be decoded: " + "; ".join(_capped(problems))
 
 
 def field_path(model: type[BaseModel], location: tuple[int | str, ...]) -> str:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from kubedra.api.io import yaml_emit
@@ -16,8 +18,29 @@ KEPT_WHEN_EMPTY = frozenset({"spec"})
 """Top-level fields Kubernetes writes even when empty (they are not ``omitempty``)."""
 
 
+EXTRA_DEPTH = 5000
+"""Frames added while writing: loading accepts objects as deep as the parsers allow (about a
+thousand levels), and writing one recurses a few frames per level."""
+
+
+@contextmanager
+def _room_for_depth() -> Iterator[None]:
+    """Whatever loaded can be written: raise the recursion limit for the writer's recursion."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(old + EXTRA_DEPTH)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
 def to_clean_wire(obj: KubeModel | dict[str, Any]) -> dict[str, Any]:
     """The object's wire dict without nulls and without empty lists and maps."""
+    with _room_for_depth():
+        return _clean_top(obj)
+
+
+def _clean_top(obj: KubeModel | dict[str, Any]) -> dict[str, Any]:
     wire = obj.to_wire() if isinstance(obj, KubeModel) else obj
     cleaned = {}
     for key, value in wire.items():
@@ -47,13 +70,15 @@ def _clean(key: str, value: Any) -> Any:
 
 def dump_yaml(objs: Iterable[KubeModel | dict[str, Any]]) -> str:
     """A multi-document YAML stream, one document per object."""
-    return "---\n".join(yaml_emit.dump(to_clean_wire(obj)) for obj in objs)
+    with _room_for_depth():
+        return "---\n".join(yaml_emit.dump(_clean_top(obj)) for obj in objs)
 
 
 def dump_json(objs: Iterable[KubeModel | dict[str, Any]]) -> str:
     """One JSON object, or a ``v1`` ``List`` of them when there are several (as ``kubectl``)."""
-    documents = [to_clean_wire(obj) for obj in objs]
-    if len(documents) == 1:
-        return json.dumps(documents[0], indent=2) + "\n"
-    listing = {"apiVersion": "v1", "kind": "List", "items": documents, "metadata": {}}
-    return json.dumps(listing, indent=2) + "\n"
+    with _room_for_depth():
+        documents = [_clean_top(obj) for obj in objs]
+        if len(documents) == 1:
+            return json.dumps(documents[0], indent=2) + "\n"
+        listing = {"apiVersion": "v1", "kind": "List", "items": documents, "metadata": {}}
+        return json.dumps(listing, indent=2) + "\n"

@@ -87,12 +87,16 @@ KINDS: dict[tuple[str, str], type[KubeObject]] = {
 }
 """The model of each supported v1 object, by (apiVersion, kind)."""
 
+NAMESPACED_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "Pod"})
+"""Kinds whose objects live in a namespace; every other supported kind is cluster-scoped."""
+
 FULLY_MODELED_GROUPS = frozenset({"resource.k8s.io"})
 """API groups whose models cover every field, so that an unknown field is an error."""
 
 __all__ = [
     "FULLY_MODELED_GROUPS",
     "KINDS",
+    "NAMESPACED_KINDS",
     "Affinity",
     "AllocatedDeviceStatus",
     "AllocationResult",

@@ -1,4 +1,5 @@
-"""``resource.k8s.io/v1``: every type and field of the current API (k8s.io/api/resource/v1).
+"""``resource.k8s.io/v1``: every type and field of the API (k8s.io/api/resource/v1), as the
+union of the supported releases; :mod:`kubedra.api.io.release_fields` says which has which.
 
 Enumerations are plain strings here: an unknown enum value is a validation error with the
 apiserver's wording (``Unsupported value``), not a decoding error, so the model must accept it.
@@ -94,6 +95,13 @@ class NodeAllocatableResource(KubeModel):
     overhead: NodeAllocatableOverhead | None = None
 
 
+class NodeAllocatableResourceMapping(KubeModel):
+    """Kubernetes 1.36 only: replaced by :class:`NodeAllocatableResource` in 1.37."""
+
+    capacity_key: str | None = None
+    allocation_multiplier: QuantityStr | None = None
+
+
 class Device(KubeModel):
     name: str | None = None
     attributes: dict[str, DeviceAttribute] | None = None
@@ -108,6 +116,8 @@ class Device(KubeModel):
     binding_failure_conditions: list[str] | None = None
     allow_multiple_allocations: bool | None = None
     node_allocatable_resources: dict[str, NodeAllocatableResource] | None = None
+    node_allocatable_resource_mappings: dict[str, NodeAllocatableResourceMapping] | None = None
+    """Kubernetes 1.36 only (see :mod:`kubedra.api.io.release_fields`)."""
 
 
 class ResourceSliceSpec(KubeModel):

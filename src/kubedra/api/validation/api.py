@@ -35,8 +35,6 @@ VALIDATORS: dict[str, Validator] = {
     "PriorityClass": validate_priority_class,
 }
 
-NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
-
 
 def validate_object(obj: dict) -> list[FieldError]:
     """Every validation error of one defaulted v1 wire object, in upstream order.

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 
 from kubedra.api.quantity import Quantity
 from kubedra.api.validation.core_common import validate_node_selector
 from kubedra.api.validation.errors import (
     FieldError,
     child,
+    duplicate,
     forbidden,
     go_struct,
     index,
     invalid,
     key,
     not_found,
+    not_supported,
     required,
     too_long,
 )
@@ -464,6 +467,17 @@ def _validate_counter_consumption(consumption: dict, path: str) -> list[FieldErr
         errs.append(required(child(path, "counterSet")))
     else:
         errs.extend(validate_counter_name(counter_set, child(path, "counterSet")))
+    groups = consumption.get("compatibilityGroups")
+    if groups is not None:
+        errs.extend(
+            validate_set(
+                as_list(groups),
+                MAX_COMPATIBILITY_GROUPS,
+                no_item_checks,
+                lambda group: group if isinstance(group, Hashable) else repr(group),
+                child(path, "compatibilityGroups"),
+            )
+        )
     counters = as_dict(consumption.get("counters"))
     if not counters:
         errs.append(required(child(path, "counters")))
@@ -524,18 +538,38 @@ def _validate_partition_type_attribute(spec: dict, path: str) -> list[FieldError
     return errs
 
 
+SKIP_NODE_OPERATIONS = ("*", "NodePrepareResources", "NodeUnprepareResources")
+"""The ``SkipNodeOperation`` enum (``+k8s:enum``), sorted as upstream lists supported values."""
+
+
 def validate_skip_node_operations(operations: object, path: str) -> list[FieldError]:
+    """``+k8s:listType=set`` (a Duplicate per repeat), the enum per item, then the manual rule
+    that NodePrepareResources is only skipped together with NodeUnprepareResources."""
     ops = as_list(operations)
+    errs: list[FieldError] = []
+    seen: set[object] = set()
+    for i, op in enumerate(ops):
+        if op in seen:
+            errs.append(duplicate(index(path, i), op))
+        elif isinstance(op, Hashable):
+            seen.add(op)
+    for i, op in enumerate(ops):
+        if op not in SKIP_NODE_OPERATIONS:
+            errs.append(not_supported(index(path, i), op, list(SKIP_NODE_OPERATIONS)))
     if "NodePrepareResources" in ops and not {"NodeUnprepareResources", "*"} & set(ops):
-        return [
+        errs.append(
             invalid(
                 path,
                 ops,
                 "NodePrepareResources cannot be skipped unless NodeUnprepareResources "
                 "is also skipped",
             )
-        ]
-    return []
+        )
+    return errs
+
+
+MAX_COMPATIBILITY_GROUPS = 2
+"""``consumesCounters[].compatibilityGroups``: at most 2 names, unique (KEP-5963, 1.37)."""
 
 
 def _validate_node_allocatable_resources(mappings: dict, capacity: dict, path: str) -> list:
@@ -599,7 +633,24 @@ def _validate_allocatable_mapping(mapping: dict, capacity: dict, path: str) -> l
                 child(path, "capacityKey"), "capacityKey is required when capacityMultiplier is set"
             )
         )
+    errs.extend(_validate_mapping_union(mapping, path))
     return errs
+
+
+MAPPING_UNION = ("capacityKey", "deviceMultiplier")
+"""``NodeAllocatableMapping``'s ``+k8s:unionMember`` fields: exactly one must be set."""
+
+
+def _validate_mapping_union(mapping: dict, path: str) -> list[FieldError]:
+    """``validate.Union``'s errors, word for word."""
+    members = ", ".join(MAPPING_UNION)
+    specified = [name for name in MAPPING_UNION if mapping.get(name) is not None]
+    if not specified:
+        return [invalid(path, "", f"must specify one of: {members}")]
+    if len(specified) > 1:
+        value = "{" + ", ".join(specified) + "}"
+        return [invalid(path, value, f"must specify exactly one of: {members}")]
+    return []
 
 
 def _validate_allocatable_overhead(overhead: dict, path: str) -> list[FieldError]:

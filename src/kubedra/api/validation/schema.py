@@ -175,6 +175,7 @@ DEVICE: Spec = {
     "bindingFailureConditions": STRINGS,
     "allowMultipleAllocations": BOOL,
     "nodeAllocatableResources": MapOf(NODE_ALLOCATABLE_RESOURCE),
+    "nodeAllocatableResourceMappings": MapOf({"capacityKey": STR, "allocationMultiplier": QTY}),
 }
 RESOURCE_SLICE_SPEC: Spec = {
     "driver": STR,

@@ -1,0 +1,234 @@
+"""The page's JSON API over HTTP, every endpoint with good and bad input."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.request
+from typing import Any
+
+import pytest
+
+from kubedra.web import WebServer
+from kubedra.web.app import MAX_BODY_BYTES
+
+CLAIM = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: extra
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors:
+        - cel:
+            expression: device.capacity["gpu.example.com"].memory.compareTo(quantity("10Gi")) >= 0
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: extra
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimName: extra
+  containers:
+  - name: c
+    image: x
+    resources:
+      claims:
+      - name: gpu
+"""
+BAD_CLAIM = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: bad
+spec:
+  devices:
+    requests:
+    - name: Big_GPU
+      exactly: {}
+"""
+MEM = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("10Gi")) >= 0'
+
+
+def test_state_has_nodes_devices_claims_pods_and_the_decision(client: Any) -> None:
+    status, state = client.get("/api/state")
+    assert status == 200
+    assert [n["name"] for n in state["nodes"]] == ["worker-1", "worker-2", "worker-3"]
+    devices = {d["name"]: d for d in state["devices"]}
+    assert devices["gpu-b"]["capacity"] == {"memory": "24Gi"}
+    assert devices["gpu-b"]["capacityNumbers"] == {"memory": 24 * 2**30}
+    assert devices["gpu-b"]["classes"] == ["gpu.example.com"]
+    assert devices["gpu-a"]["keyAttributes"]["model"] == "LATEST-GPU-MODEL-8G"
+    assert not devices["gpu-a"]["networkAttached"]
+    (claim,) = state["claims"]
+    assert claim["state"] == "reserved"
+    assert claim["results"][0]["device"] == "gpu.example.com/worker-2/gpu-b"
+    (pod,) = state["pods"]
+    assert pod["node"] == "worker-2" and pod["claims"] == ["default/training-gpu"]
+    (step,) = state["steps"]
+    assert step["pod"] == "default/training" and step["result"] == "Scheduled"
+    request = step["claims"][0]["requests"][0]
+    names = [d["name"] for d in state["devices"]]
+    assert [names[i] for i in request["candidates"]] == ["gpu-b"]
+    assert request["devices"] == 3
+    (rejected,) = request["rejected"]
+    assert [names[i] for i in rejected["devices"]] == ["gpu-a", "gpu-c"]
+    assert rejected["reason"] == (
+        'selector device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) >= 0'
+        " is false"
+    )
+    assert step["claims"][0]["chosen"][0]["device"] == "gpu.example.com/worker-2/gpu-b"
+
+
+def test_selector_preview_matches_and_errors(client: Any) -> None:
+    status, body = client.post("/api/selector", {"expression": MEM})
+    assert status == 200 and body["ok"]
+    assert body["matches"] == ["gpu.example.com/worker-2/gpu-b", "gpu.example.com/worker-3/gpu-c"]
+    status, body = client.post("/api/selector", {"expression": "device.nope == 1"})
+    assert status == 200 and not body["ok"]
+    assert (body["line"], body["column"]) == (1, 7)
+    assert "undefined field 'nope'" in body["error"]
+    status, body = client.post("/api/selector", {"expression": 'device.attributes["x"].y == 1'})
+    assert body["ok"] and body["matches"] == []
+    assert len(body["errors"]) == 3  # no such attribute: a runtime error per device
+
+
+def test_selector_rejects_bad_bodies(client: Any) -> None:
+    status, body = client.post("/api/selector", {"expr": MEM})
+    assert status == 422 and body["errors"][0]["field"] == "expression"
+    status, body = client.post("/api/selector", {"expression": "x" * 20_000})
+    assert status == 422 and "at most" in body["error"]
+    status, body = client.post("/api/selector", raw=b"{not json")
+    assert status == 422 and "error" in body
+
+
+def test_validate_reports_field_paths(client: Any) -> None:
+    status, body = client.post("/api/validate", {"manifest": BAD_CLAIM})
+    assert status == 200 and not body["ok"]
+    fields = [e["field"] for e in body["errors"]]
+    assert fields == [
+        "spec.devices.requests[0].name",
+        "spec.devices.requests[0].exactly.deviceClassName",
+    ]
+    assert body["errors"][1]["message"] == "Required value"
+    assert body["errors"][0]["object"] == "ResourceClaim/bad"
+    status, body = client.post("/api/validate", {"manifest": CLAIM})
+    assert status == 200 and body == {
+        "ok": True,
+        "objects": ["ResourceClaim/extra", "Pod/extra"],
+        "errors": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("manifest", "wanted"),
+    [
+        ("", "no objects given"),
+        ("a: [", "editor"),
+        ("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n", "Secret"),
+        ("---\n".join(["apiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n"] * 21), "at most"),
+    ],
+)
+def test_validate_bad_text(client: Any, manifest: str, wanted: str) -> None:
+    status, body = client.post("/api/validate", {"manifest": manifest})
+    assert status == 200 and not body["ok"]
+    assert wanted in json.dumps(body["errors"])
+
+
+def test_apply_creates_and_schedules(client: Any) -> None:
+    status, body = client.post("/api/apply", {"manifest": CLAIM})
+    assert status == 200 and body["created"] == ["ResourceClaim/extra", "Pod/extra"]
+    _, state = client.get("/api/state")
+    pods = {p["name"]: p for p in state["pods"]}
+    assert pods["extra"]["node"] == "worker-3"  # gpu-b is taken; gpu-c has 12Gi
+    assert [s["pod"] for s in state["steps"]] == ["default/training", "default/extra"]
+    status, body = client.post("/api/apply", {"manifest": CLAIM})
+    assert status == 409 and "already exists" in body["error"]
+    assert body["created"] == []
+
+
+def test_apply_refuses_invalid_objects_without_creating(client: Any) -> None:
+    status, body = client.post("/api/apply", {"manifest": BAD_CLAIM})
+    assert status == 422 and not body["ok"]
+    assert body["error"].startswith("ResourceClaim/bad: spec.devices.requests[0].name: Invalid")
+    _, state = client.get("/api/state")
+    assert [c["name"] for c in state["claims"]] == ["training-gpu"]
+
+
+def test_explain_pending_placed_and_missing(client: Any) -> None:
+    status, body = client.get("/api/explain/default/training")
+    assert status == 200 and body["node"] == "worker-2"
+    big = CLAIM.replace("10Gi", "80Gi").replace("extra", "big")
+    assert client.post("/api/apply", {"manifest": big})[0] == 200
+    status, body = client.get("/api/explain/default/big")
+    assert status == 200 and body["found"]
+    assert any("80Gi" in line or "node" in line for line in body["summary"])
+    status, body = client.get("/api/explain/default/nope")
+    assert status == 404 and body == {"error": "pod default/nope not found"}
+    status, body = client.get("/api/explain/default/" + "x" * 300)
+    assert status == 400
+
+
+def test_page_static_openapi_and_unknown_paths(client: Any, server: WebServer) -> None:
+    status, page = client.get("/")
+    assert status == 200 and '<script src="/static/app.js">' in page
+    assert client.get("/static/app.css")[0] == 200
+    status, schema = client.get("/api/openapi.json")
+    assert status == 200
+    assert set(schema["paths"]) == {
+        "/api/state",
+        "/api/explain/{ns}/{name}",
+        "/api/validate",
+        "/api/apply",
+        "/api/selector",
+        "/api/events",
+    }
+    assert client.get("/api/nothing") == (404, {"error": "Not Found"})
+    assert client.get("/static/../../pyproject.toml")[0] == 404
+    status, body = client.call("DELETE", "/api/state")
+    assert status == 405 and "error" in body
+
+
+def test_body_size_limit_covers_the_kubernetes_api(client: Any) -> None:
+    big = {"manifest": "#" * (MAX_BODY_BYTES + 10)}
+    status, body = client.post("/api/apply", big)
+    assert status == 413 and "larger than" in body["error"]
+    status, body = client.post("/k8s/api/v1/namespaces/default/pods", big)
+    assert status == 413
+
+
+def test_body_size_limit_on_streamed_body(server: WebServer) -> None:
+    """A chunked body with no Content-Length is cut off at the limit too."""
+    with socket.create_connection((server.host, server.port), timeout=10) as conn:
+        conn.sendall(
+            b"POST /api/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        chunk = b"x" * 65536
+        for _ in range(5):
+            conn.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        conn.sendall(b"0\r\n\r\n")
+        answer = conn.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 413")
+
+
+def test_events_stream_announces_changes(server: WebServer, client: Any) -> None:
+    with urllib.request.urlopen(server.url + "/api/events", timeout=10) as stream:
+        assert stream.headers["Content-Type"].startswith("text/event-stream")
+        assert stream.readline() == b"event: hello\n"
+        stream.readline()
+        stream.readline()
+        assert client.post("/api/apply", {"manifest": CLAIM})[0] == 200
+        assert stream.readline() == b"event: change\n"
+        assert b"resourceVersion" in stream.readline()
+
+
+def test_kubernetes_api_is_served_under_k8s(client: Any) -> None:
+    status, body = client.get("/k8s/api/v1/namespaces/default/pods/training")
+    assert status == 200 and body["spec"]["nodeName"] == "worker-2"
+    status, body = client.get("/k8s/api/v1/namespaces/default/pods/nope")
+    assert status == 404 and body["kind"] == "Status"
