@@ -243,3 +243,26 @@ def test_every_dra_example_file_and_scenario_directory_validates() -> None:
     assert each.stdout.splitlines()[-1].endswith(" 0 invalid")
     counted = sum(1 for d in scenarios for p in d.iterdir() if p.suffix == ".yaml")
     assert f" in {counted} files: " in each.stdout.splitlines()[-1]
+
+
+def test_unreachable_cluster_and_bad_release_are_clear_errors(tmp_path: Path) -> None:
+    missing = str(tmp_path / "none")
+    for args, status in (
+        (("simulate", "--kubeconfig", missing), 1),
+        (("explain", "pod", "x", "--kubeconfig", missing), 1),
+        (("serve-api", "--kubeconfig", missing), 2),
+    ):
+        out = kubedra(*args)
+        assert out.returncode == status, out.stderr
+        assert out.stderr == f"error: kubeconfig {missing}: no such file\n"
+    for command in (("simulate",), ("explain", "pod", "x"), ("serve-api",)):
+        bad = kubedra(*command, "--kubernetes-version", "1.30", "--example", "gpu-demo")
+        assert bad.returncode == 2
+        assert bad.stderr.startswith('Error: invalid argument "1.30" for "--kubernetes-version"')
+
+
+def test_serve_api_help_has_the_shared_flags() -> None:
+    out = kubedra("serve-api", "-h")
+    assert out.returncode == 0, out.stderr
+    for flag in ("--filename", "--recursive", "--kubeconfig", "--context", "--feature-gates"):
+        assert flag in out.stdout
