@@ -118,3 +118,15 @@ def test_strategic_merge_patch_directives_are_dropped_before_merging() -> None:
     target = {"metadata": {"labels": {"b": "2", "c": "3"}}, "spec": {"priority": 1}}
     merged = merge_patch(target, without_directives(patch))
     assert merged == {"metadata": {"labels": {"a": "1", "c": "3"}}, "spec": {"priority": 5}}
+
+
+def test_version_follows_the_chosen_release() -> None:
+    from kubedra.apiserver import discovery as discovery_module
+
+    assert discovery_module.version_info()["gitVersion"] == "v1.35.0+kubedra"
+    chosen = discovery_module.version_info("1.37")
+    assert (chosen["major"], chosen["minor"], chosen["gitVersion"]) == (
+        "1",
+        "37",
+        "v1.37.0+kubedra",
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -86,3 +87,36 @@ def test_kubectl_plugin_list_finds_it(plugin_path: str, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     found = [line for line in out.stdout.splitlines() if line.endswith(os.sep + "kubectl-dra")]
     assert len(found) == 1, out.stdout
+
+
+def test_kubectl_dra_help_lists_the_simulation_commands(plugin_path: str, tmp_path: Path) -> None:
+    out = _kubectl(plugin_path, "dra", "--help", home=tmp_path)
+    assert out.returncode == 0, out.stderr
+    for command in ("simulate", "explain", "serve-api"):
+        assert command in out.stdout
+    short = _kubectl(plugin_path, "dra", "simulate", "-h", home=tmp_path)
+    assert short.returncode == 0, short.stderr
+    assert "Usage: kubectl dra simulate" in short.stdout
+    for flag in ("--filename", "--recursive", "--kubeconfig", "--kubernetes-version"):
+        assert flag in short.stdout
+
+
+def test_kubectl_dra_simulate_example_gpu_demo(plugin_path: str, tmp_path: Path) -> None:
+    out = _kubectl(plugin_path, "dra", "simulate", "--example", "gpu-demo", home=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = [line.split() for line in out.stdout.splitlines()]
+    assert ["default/training", "worker-2", "Running", "training-gpu"] in lines
+    as_json = _kubectl(
+        plugin_path, "dra", "simulate", "--example", "gpu-demo", "-o", "json", home=tmp_path
+    )
+    assert as_json.returncode == 0, as_json.stderr
+    [pod] = [obj for obj in json.loads(as_json.stdout)["items"] if obj["kind"] == "Pod"]
+    assert pod["spec"]["nodeName"] == "worker-2"
+
+
+def test_kubectl_dra_explain_example(plugin_path: str, tmp_path: Path) -> None:
+    out = _kubectl(
+        plugin_path, "dra", "explain", "pod", "training", "--example", "gpu-demo", home=tmp_path
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.startswith("pod default/training is bound to node worker-2")

@@ -47,6 +47,8 @@ class LiveCluster:
         self.feed = ChangeFeed(self.store.resource_version)
         self.events = EventRecorder(self.clock)
         self.closed = False
+        self.release: str | None = None
+        """The Kubernetes release ``/version`` reports (None: the default)."""
         with self.lock:
             self.store.subscribe(self._record)
             self._settle()

@@ -146,10 +146,18 @@ def resource_list(api_version: str) -> dict[str, Any] | None:
     }
 
 
-def version_info() -> dict[str, Any]:
-    """``/version``."""
+def server_version(release: str | None = None) -> dict[str, str]:
+    """``major``, ``minor`` and ``gitVersion`` of ``release`` (``1.37``), or the default."""
+    if release is None:
+        return dict(SERVER_VERSION)
+    major, _, minor = release.partition(".")
+    return {"major": major, "minor": minor, "gitVersion": f"v{release}.0+kubedra"}
+
+
+def version_info(release: str | None = None) -> dict[str, Any]:
+    """``/version``: ``release`` is the one ``--kubernetes-version`` chose, if any."""
     return {
-        **SERVER_VERSION,
+        **server_version(release),
         "gitCommit": "",
         "gitTreeState": "clean",
         "buildDate": "2026-01-01T00:00:00Z",

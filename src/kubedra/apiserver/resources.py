@@ -112,7 +112,7 @@ class ApiRoutes:
         return json_response(discovery.api_groups())
 
     async def version(self, request: Request) -> Response:
-        return json_response(discovery.version_info())
+        return json_response(discovery.version_info(self.cluster.release))
 
     async def healthz(self, request: Request) -> Response:
         return Response("ok", media_type="text/plain")

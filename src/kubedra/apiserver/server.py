@@ -20,9 +20,15 @@ class ApiServer:
     """The simulated cluster served on ``127.0.0.1:port`` (port 0: a free one)."""
 
     def __init__(
-        self, simulation: SimulationLike, port: int = 0, host: str = HOST, prefix: str = ""
+        self,
+        simulation: SimulationLike,
+        port: int = 0,
+        host: str = HOST,
+        prefix: str = "",
+        release: str | None = None,
     ) -> None:
         self.cluster = LiveCluster(simulation)
+        self.cluster.release = release
         self.prefix = prefix.rstrip("/")
         self.app = create_app(self.cluster, self.prefix)
         # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP,

@@ -1,18 +1,16 @@
-"""``kubedra explain pod NAME [-n NS] PATH...``: why a pod is Pending, or why it went there."""
+"""``kubedra explain pod NAME [-n NS] PATH... | -f FILE | --kubeconfig K``: why a pod is
+Pending, or why it went there."""
 
 from __future__ import annotations
 
 import enum
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-
-class OutputFormat(enum.StrEnum):
-    TEXT = "text"
-    JSON = "json"
+from kubedra.cli import options
+from kubedra.cli.options import Output
 
 
 class Policy(enum.StrEnum):
@@ -20,22 +18,29 @@ class Policy(enum.StrEnum):
     FIRST_FIT = "first-fit"
 
 
-explain_app = typer.Typer(help="Explain scheduling decisions of a simulated cluster.")
+explain_app = typer.Typer(
+    help="Explain scheduling decisions of a simulated cluster.",
+    context_settings=options.CONTEXT_SETTINGS,
+)
 
 
-@explain_app.command("pod")
+@explain_app.command("pod", context_settings=options.CONTEXT_SETTINGS)
 def explain_pod_cmd(
     name: Annotated[str, typer.Argument(help="The pod's name.")],
-    paths: Annotated[
-        list[Path],
-        typer.Argument(help="Manifests of the cluster and its workloads (files, directories, -)."),
-    ],
+    paths: options.Paths = None,
+    filename: options.Filename = None,
+    recursive: options.Recursive = False,
+    example: Annotated[
+        str | None, typer.Option("--example", help="A built-in scenario, e.g. gpu-demo.")
+    ] = None,
     namespace: Annotated[
         str, typer.Option("--namespace", "-n", help="The pod's namespace (and the default one).")
     ] = "default",
-    output: Annotated[
-        OutputFormat, typer.Option("--output", "-o", help="text for people, json for machines.")
-    ] = OutputFormat.TEXT,
+    output: options.OutputOption = Output.TEXT,
+    kubeconfig: options.Kubeconfig = None,
+    context: options.Context = None,
+    kubernetes_version: options.KubernetesVersion = None,
+    feature_gates: options.FeatureGatesOption = None,
     scheduler: Annotated[
         Policy, typer.Option("--scheduler", help="default (kube-scheduler) or first-fit.")
     ] = Policy.DEFAULT,
@@ -43,29 +48,58 @@ def explain_pod_cmd(
         int | None, typer.Option("--seed", help="Pick among tied nodes at random, reproducibly.")
     ] = None,
 ) -> None:
-    """Simulate the manifests, then explain where pod NAME went and why, or why it is Pending.
+    """Simulate the manifests (or a live cluster's snapshot), then explain where pod NAME went
+    and why, or why it is Pending.
+
+    Workloads become their controllers' pods, as in kubedra simulate; the DRA features the
+    input uses are named with their maturity in --kubernetes-version.
 
     Exits 0 when the pod was found, 1 for unreadable input or an unknown pod.
     """
-    from kubedra.api.io import load_paths
+    from kubedra.cli.sim_input import NO_INPUT, InputFlags, gather
     from kubedra.cluster.simulation import Simulation
     from kubedra.scheduler.explain import explain_pod
 
-    loaded = load_paths(paths)
-    for err in loaded.errors:
-        typer.echo(f"{err.location()}: {err.message}", err=True)
-    if loaded.errors:
+    flags = InputFlags(
+        paths,
+        filename,
+        recursive,
+        example,
+        kubeconfig,
+        context,
+        namespace,
+        kubernetes_version,
+        feature_gates,
+    )
+    if not flags.given:
+        typer.echo(f"error: {NO_INPUT}", err=True)
         raise typer.Exit(1)
-    sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed)
-    problems = sim.load([o.wire for o in loaded.objects], [o.location() for o in loaded.objects])
+    read = gather(flags)
+    for error in read.errors:
+        typer.echo(error, err=True)
+    if read.errors:
+        raise typer.Exit(1)
+    for warning in read.warnings:
+        typer.echo(f"Warning: {warning}", err=True)
+    sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed, features=read.features)
+    problems = sim.load(read.objects, read.sources)
     for problem in problems:
         typer.echo(f"{problem.source}: {problem.message}", err=True)
     sim.run()
     result = explain_pod(sim.scheduler, namespace, name)  # type: ignore[arg-type]
-    if output is OutputFormat.JSON:
+    result["features"] = read.usage
+    result["skipped"] = read.skipped
+    if output is Output.JSON:
         typer.echo(json.dumps(result, indent=2, default=str))
+    elif output is Output.YAML:
+        from kubedra.api.io import yaml_emit
+
+        typer.echo(yaml_emit.dump(json.loads(json.dumps(result, default=str))), nl=False)
+    elif output is Output.NAME:
+        if result["found"]:
+            typer.echo(f"pod/{name}")
     else:
-        for line in result["summary"]:
+        for line in [*result["summary"], *read.skipped, *read.usage]:
             typer.echo(line)
     raise typer.Exit(0 if result["found"] else 1)
 

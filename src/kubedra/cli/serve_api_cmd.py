@@ -2,30 +2,32 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kubedra.api.io import LoadResult, load_paths, load_text
+from kubedra.cli import options
+
+if TYPE_CHECKING:
+    from kubedra.api.io import LoadResult
+
+EXIT_BAD_INPUT = 2
 
 
 def _example(name: str) -> LoadResult | None:
-    path = resources.files("kubedra.cluster") / "examples" / f"{name}.yaml"
-    if not path.is_file():
-        return None
-    return load_text(path.read_text(), f"example {name}")
+    """A built-in scenario, loaded (``kubedra serve --example`` reads it too)."""
+    from kubedra.api.io import load_text
+    from kubedra.cli.sim_input import example_text
+
+    text = example_text(name)
+    return None if text is None else load_text(text, f"example {name}")
 
 
 def serve_api(
-    paths: Annotated[
-        list[Path] | None,
-        typer.Argument(help="Manifest files or directories to start the cluster from."),
-    ] = None,
-    files: Annotated[
-        list[Path] | None, typer.Option("--filename", "-f", help="A manifest file (repeatable).")
-    ] = None,
+    paths: options.Paths = None,
+    filename: options.Filename = None,
+    recursive: options.Recursive = False,
     example: Annotated[
         str | None, typer.Option("--example", help="Start from a built-in scenario.")
     ] = None,
@@ -33,47 +35,56 @@ def serve_api(
     kubeconfig_out: Annotated[
         Path | None, typer.Option("--kubeconfig-out", help="Write a kubeconfig for it here.")
     ] = None,
-    namespace: Annotated[
-        str, typer.Option("--namespace", "-n", help="Namespace of objects that name none.")
-    ] = "default",
+    namespace: options.Namespace = None,
+    kubeconfig: options.Kubeconfig = None,
+    context: options.Context = None,
+    kubernetes_version: options.KubernetesVersion = None,
+    feature_gates: options.FeatureGatesOption = None,
 ) -> None:
     """Serve the simulated cluster as a Kubernetes API on 127.0.0.1 until interrupted.
 
-    Each write runs the scheduler and controllers before it is answered.
+    Each write runs the scheduler and controllers before it is answered. Workloads become
+    their controllers' pods, as in kubedra simulate. --kubeconfig/--context start it from a
+    live cluster's snapshot (read once; the live cluster is never written to).
+    --kubernetes-version picks the release whose feature gates apply and that /version
+    reports.
 
     --kubeconfig-out writes a kubeconfig for kubectl and client libraries.
     """
     from kubedra.apiserver import ApiServer, write_kubeconfig
+    from kubedra.cli.sim_input import InputFlags, gather
     from kubedra.cluster.simulation import Simulation
 
-    sources = [*(paths or []), *(files or [])]
-    result = LoadResult()
-    if example is not None:
-        loaded = _example(example)
-        if loaded is None:
-            from kubedra.cli.simulate_cmd import example_names
-
-            known = ", ".join(example_names())
-            typer.echo(f"error: no example named {example!r} (known: {known})", err=True)
-            raise typer.Exit(2)
-        result = loaded
-    if sources:
-        more = load_paths(sources)
-        result.entries.extend(more.entries)
-    for error in result.errors:
-        typer.echo(f"error: {error}", err=True)
-    if result.errors:
-        raise typer.Exit(2)
-    simulation = Simulation(namespace=namespace)
-    objects = result.objects
-    problems = simulation.load([o.wire for o in objects], [o.location() for o in objects])
+    namespace = namespace or "default"
+    flags = InputFlags(
+        paths,
+        filename,
+        recursive,
+        example,
+        kubeconfig,
+        context,
+        namespace,
+        kubernetes_version,
+        feature_gates,
+    )
+    read = gather(flags)
+    for error in read.errors:
+        typer.echo(error if error.startswith("error: ") else f"error: {error}", err=True)
+    if read.errors:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    for line in [*read.skipped, *read.usage]:
+        typer.echo(line, err=True)
+    for warning in read.warnings:
+        typer.echo(f"Warning: {warning}", err=True)
+    simulation = Simulation(namespace=namespace, features=read.features)
+    problems = simulation.load(read.objects, read.sources)
     for problem in problems:
         typer.echo(f"warning: {problem.source}: {problem.object}: {problem.message}", err=True)
     try:
-        server = ApiServer(simulation, port=port)
+        server = ApiServer(simulation, port=port, release=read.gates.release)
     except OSError as error:
         typer.echo(f"error: cannot listen on 127.0.0.1:{port}: {error.strerror}", err=True)
-        raise typer.Exit(2) from error
+        raise typer.Exit(EXIT_BAD_INPUT) from error
     if kubeconfig_out is not None:
         write_kubeconfig(kubeconfig_out, server.url, namespace)
         typer.echo(f"kubeconfig written to {kubeconfig_out}", err=True)
@@ -82,4 +93,4 @@ def serve_api(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("serve-api")(serve_api)
+    app.command("serve-api", context_settings=options.CONTEXT_SETTINGS)(serve_api)

@@ -9,16 +9,23 @@ from __future__ import annotations
 import enum
 import sys
 import time
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from kubedra.cli import options
+from kubedra.cli.options import Output
+from kubedra.cli.sim_input import example_names
+from kubedra.cli.sim_input import example_text as _example_text
+
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from kubedra.cli.sim_input import SimInput
     from kubedra.cluster.simulation import Simulation
+
+__all__ = ["_example_text", "example_names", "simulate"]  # kubedra.planning reads examples
 
 EXIT_PLACED = 0
 EXIT_BAD_INPUT = 1
@@ -26,47 +33,24 @@ EXIT_PENDING = 2
 _PROGRESS_AFTER_S = 0.5
 
 
-class Output(enum.StrEnum):
-    TEXT = "text"
-    WIDE = "wide"
-    YAML = "yaml"
-    JSON = "json"
-
-
 class Policy(enum.StrEnum):
     DEFAULT = "default"
     FIRST_FIT = "first-fit"
 
 
-def example_names() -> list[str]:
-    folder = resources.files("kubedra.cluster") / "examples"
-    return sorted(
-        p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
-    )
-
-
-def _example_text(name: str) -> str | None:
-    path = resources.files("kubedra.cluster") / "examples" / f"{name}.yaml"
-    return path.read_text() if path.is_file() else None
-
-
 def simulate(
-    paths: Annotated[
-        list[Path] | None,
-        typer.Argument(help="Manifest files or directories (recursive); - for stdin."),
-    ] = None,
-    files: Annotated[
-        list[Path] | None, typer.Option("--filename", "-f", help="A manifest file (repeatable).")
-    ] = None,
+    paths: options.Paths = None,
+    filename: options.Filename = None,
+    recursive: options.Recursive = False,
     example: Annotated[
         str | None, typer.Option("--example", help="A built-in scenario, e.g. gpu-demo.")
     ] = None,
-    output: Annotated[
-        Output, typer.Option("--output", "-o", help="text, wide, yaml or json.")
-    ] = Output.TEXT,
-    namespace: Annotated[
-        str, typer.Option("--namespace", "-n", help="Namespace for objects that name none.")
-    ] = "default",
+    output: options.OutputOption = Output.TEXT,
+    namespace: options.Namespace = None,
+    kubeconfig: options.Kubeconfig = None,
+    context: options.Context = None,
+    kubernetes_version: options.KubernetesVersion = None,
+    feature_gates: options.FeatureGatesOption = None,
     scheduler: Annotated[
         Policy, typer.Option("--scheduler", help="default (kube-scheduler) or first-fit.")
     ] = Policy.DEFAULT,
@@ -88,33 +72,38 @@ def simulate(
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
     Shows pods and their nodes, claims and their devices (with the attributes and capacity
-    that made them match) and why Pending pods wait. Exits 0 when all pods are placed,
-    2 when some stay Pending, 1 for bad input.
+    that made them match) and why Pending pods wait. Workloads (Deployments, Jobs,
+    StatefulSets, DaemonSets, ReplicaSets) become the pods their controllers would create;
+    other kinds kubedra does not model are listed as skipped. --kubeconfig/--context start
+    from a live cluster's snapshot (read-only), to which files may add objects. The DRA
+    features the input uses are named with their maturity in --kubernetes-version.
+
+    Exits 0 when all pods are placed, 2 when some stay Pending, 1 for bad input.
     """
     from rich.console import Console
 
-    from kubedra.api.io import LoadedObject, load_paths, load_text
+    from kubedra.cli.sim_input import NO_INPUT, InputFlags, gather
     from kubedra.cluster.simulation import Simulation
     from kubedra.cluster.timeline import TimelineError, load_timeline
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    sources = [*(paths or []), *(files or [])]
-    if example is None and not sources:
-        err.print("error: give manifests (PATH..., -f FILE, -) or --example NAME")
+    flags = InputFlags(
+        paths,
+        filename,
+        recursive,
+        example,
+        kubeconfig,
+        context,
+        namespace,
+        kubernetes_version,
+        feature_gates,
+    )
+    if not flags.given:
+        err.print(f"error: {NO_INPUT}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT)
-    loaded_entries: list[Any] = []
-    if example is not None:
-        text = _example_text(example)
-        if text is None:
-            err.print(f"error: no example {example!r}; built-in: {', '.join(example_names())}")
-            raise typer.Exit(EXIT_BAD_INPUT)
-        loaded_entries += load_text(text, f"example {example}").entries
-    if sources:
-        loaded_entries += load_paths(sources).entries
-    objects = [e for e in loaded_entries if isinstance(e, LoadedObject)]
-    load_errors = [e for e in loaded_entries if not isinstance(e, LoadedObject)]
-    for error in load_errors:
-        err.print(str(error), markup=False)
+    read = gather(flags)
+    for error in read.errors:
+        err.print(error, markup=False)
     steps = []
     if events is not None:
         try:
@@ -122,8 +111,13 @@ def simulate(
         except TimelineError as error:
             err.print(f"error: {error}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
-    if load_errors:
+    if read.errors:
         raise typer.Exit(EXIT_BAD_INPUT)
+    for warning in read.warnings:
+        err.print(f"Warning: {warning}", markup=False)
+    if output not in (Output.TEXT, Output.WIDE):  # keep standard output machine-readable
+        for line in read.skipped:
+            err.print(line, markup=False)
 
     from kubedra.planning.cluster import PlanInputError, scheduler_factory
 
@@ -133,11 +127,15 @@ def simulate(
         err.print(f"error: {error}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     sim = Simulation(
-        namespace=namespace, policy=scheduler.value, seed=seed, scheduler_factory=factory
+        namespace=namespace or "default",
+        policy=scheduler.value,
+        seed=seed,
+        features=read.features,
+        scheduler_factory=factory,
     )
-    problems = sim.load([o.wire for o in objects], [o.location() for o in objects])
+    problems = sim.load(read.objects, read.sources)
     for problem in problems:
-        err.print(f"{problem.message}\n  in {problem.source}")
+        err.print(f"{problem.message}\n  in {problem.source}", markup=False)
     if problems:
         raise typer.Exit(EXIT_BAD_INPUT)
 
@@ -151,6 +149,7 @@ def simulate(
     texty = output in (Output.TEXT, Output.WIDE)
     if texty:
         _print_summary(sim, out, wide=output is Output.WIDE)
+        _print_input_notes(read, out)
     from kubedra.cluster.changes import describe
     from kubedra.cluster.clock import START
     from kubedra.cluster.store import StoreError
@@ -185,7 +184,21 @@ def simulate(
         from kubedra.api.io import dump_json
 
         sys.stdout.write(dump_json(sim.objects()))
+    elif output is Output.NAME:
+        from kubedra.cli.validate_report import resource_name
+
+        for obj in sim.objects():
+            out.print(resource_name(obj), markup=False)
     raise typer.Exit(EXIT_PENDING if _pending(sim) else EXIT_PLACED)
+
+
+def _print_input_notes(read: SimInput, out: Console) -> None:
+    """Skipped kinds, expanded workloads and the DRA features used, after the summary."""
+    lines = [*read.expanded, *read.skipped, *read.usage]
+    if lines:
+        out.print()
+    for line in lines:
+        out.print(line, markup=False)
 
 
 def _console(output: Output) -> Console:
@@ -369,4 +382,4 @@ def _node_selector(allocation: dict[str, Any]) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    app.command(name="simulate")(simulate)
+    app.command(name="simulate", context_settings=options.CONTEXT_SETTINGS)(simulate)

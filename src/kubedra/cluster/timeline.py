@@ -121,6 +121,10 @@ def _create(value: Any, where: str) -> tuple[str, Action]:
         loaded = load_text(json.dumps(item), at, json_input=True)
         if loaded.errors:
             raise TimelineError(f"{at}: {loaded.errors[0].message}")
+        for unmodeled in loaded.unmodeled:  # the simulated store cannot create these
+            raise TimelineError(
+                f'{at}: no matches for kind "{unmodeled.kind}" in version "{unmodeled.api_version}"'
+            )
         objects.extend(o.wire for o in loaded.objects)
     names = ", ".join(f"{o.get('kind')} {(o.get('metadata') or {}).get('name')}" for o in objects)
 

@@ -1,0 +1,178 @@
+"""What ``simulate``, ``explain`` and ``serve-api`` start a simulated cluster from.
+
+One place turns kubectl's input flags (paths, ``-f``/``-R``, ``--example``, ``--kubeconfig``/
+``--context`` for a live cluster's snapshot) into the objects to load: workloads (Deployment,
+Job, StatefulSet, DaemonSet, ...) become the pods their controllers would create, kinds
+kubedra does not model are listed as skipped, and the DRA features the input uses are stated
+with their maturity in the release that ``--kubernetes-version``/``--feature-gates`` chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kubedra.cli import options
+
+if TYPE_CHECKING:
+    from kubedra.allocator.features import Features
+    from kubedra.api.io import LoadResult
+    from kubedra.features import FeatureGates
+
+
+def example_names() -> list[str]:
+    """The built-in scenarios (``--example NAME``)."""
+    folder = resources.files("kubedra.cluster") / "examples"
+    return sorted(
+        p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
+    )
+
+
+def example_text(name: str) -> str | None:
+    path = resources.files("kubedra.cluster") / "examples" / f"{name}.yaml"
+    return path.read_text() if path.is_file() else None
+
+
+@dataclass
+class SimInput:
+    """The objects to load (v1 wire dicts, workloads expanded) and what to tell the user."""
+
+    gates: FeatureGates
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    """Unreadable input, one line each: the command exits without simulating."""
+    skipped: list[str] = field(default_factory=list)
+    """Kinds kubedra does not model; neither errors nor a change of exit status."""
+    expanded: list[str] = field(default_factory=list)
+    """``Deployment default/web: 3 pods``, one line per workload."""
+    usage: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def features(self) -> Features:
+        """The allocator's and scheduler's switches for the chosen release."""
+        return self.gates.allocator_features()
+
+
+@dataclass
+class InputFlags:
+    """The shared flags as a command received them.
+
+    There is no ``-A``: a simulation always sees every namespace of its input (and of a live
+    cluster), as the scheduler does; ``namespace`` only names the one of objects naming none.
+    """
+
+    paths: Sequence[Path] | None = None
+    filenames: Sequence[Path] | None = None
+    recursive: bool = False
+    example: str | None = None
+    kubeconfig: Path | None = None
+    context: str | None = None
+    namespace: str | None = None
+    kubernetes_version: str | None = None
+    feature_gates: str | None = None
+
+    @property
+    def live(self) -> bool:
+        return self.kubeconfig is not None or self.context is not None
+
+    @property
+    def given(self) -> bool:
+        return bool(self.paths or self.filenames or self.example is not None or self.live)
+
+
+NO_INPUT = "give manifests (PATH..., -f FILE|DIR|-), --example NAME or --kubeconfig/--context"
+
+
+def gather(flags: InputFlags) -> SimInput:
+    """Read every input the flags name. Bad flag values exit 2 (as kubectl's flag errors)."""
+    from kubedra.api.io import LoadResult, load_text
+
+    gates = options.feature_gates(flags.kubernetes_version, flags.feature_gates)
+    result = SimInput(gates)
+    loaded = LoadResult()
+    # As the apiserver receives kubectl's requests: objects naming no namespace get -n's (else
+    # default); objects in other namespaces keep theirs (the input is one cluster); the fields
+    # decode as the chosen release has them.
+    request: dict[str, Any] = {
+        "namespace": flags.namespace or "default",
+        "kubernetes_version": gates.release,
+    }
+    if flags.example is not None:
+        text = example_text(flags.example)
+        if text is None:
+            known = ", ".join(example_names())
+            result.errors.append(f"error: no example named {flags.example!r} (known: {known})")
+            return result
+        loaded.entries += load_text(text, f"example {flags.example}", **request).entries
+    if flags.live:
+        snapshot = _read_live(flags, result)
+        if snapshot is not None:
+            loaded.entries += snapshot.entries
+    if flags.paths or flags.filenames:
+        from kubedra.api.io import load_paths
+
+        inputs, input_errors = options.input_paths(flags.paths, flags.filenames, flags.recursive)
+        loaded.entries += input_errors
+        loaded.entries += load_paths(inputs, **request).entries
+    _collect(loaded, result)
+    return result
+
+
+def _read_live(flags: InputFlags, result: SimInput) -> LoadResult | None:
+    from kubedra.live import LiveError, read_cluster
+
+    # Every namespace, whatever -n says: claims elsewhere hold devices the scheduler must see.
+    try:
+        snapshot = read_cluster(str(flags.kubeconfig) if flags.kubeconfig else None, flags.context)
+    except LiveError as error:
+        result.errors.append(f"error: {error}")
+        return None
+    result.skipped += [f"cluster: skipped {skipped}" for skipped in snapshot.skipped]
+    return snapshot.load("cluster")
+
+
+def _collect(loaded: LoadResult, result: SimInput) -> None:
+    """Objects, expanded workloads and skipped kinds, in input order; then feature usage."""
+    from kubedra.api.io import LoadedObject, LoadError
+    from kubedra.api.io.decoding import object_name
+    from kubedra.api.workloads import expand_pods, is_workload
+    from kubedra.features import describe_feature_usage, feature_warnings
+
+    nodes = [
+        entry.wire
+        for entry in loaded.entries
+        if isinstance(entry, LoadedObject) and entry.kind == "Node"
+    ]
+    described: list[dict[str, Any]] = []
+    for entry in loaded.entries:
+        if isinstance(entry, LoadError):
+            result.errors.append(str(entry))
+        elif isinstance(entry, LoadedObject):
+            result.objects.append(entry.wire)
+            result.sources.append(entry.location())
+            described.append(entry.wire)
+        elif is_workload(entry.content):
+            pods = expand_pods(entry.content, nodes=nodes)
+            name = object_name(entry.content)
+            noun = "pod" if len(pods) == 1 else "pods"
+            result.expanded.append(f"{entry.location()}: {name} makes {len(pods)} {noun}")
+            described.append(entry.content)
+            for index, pod in enumerate(pods):
+                result.objects.append(pod)
+                result.sources.append(f"{entry.location()} ({name}, pod {index + 1})")
+        else:
+            result.skipped.append(
+                f"{entry.location()}: skipped {object_name(entry.content)} "
+                f"({entry.api_version}): kubedra does not model this kind"
+            )
+    release = result.gates.release
+    result.usage = describe_feature_usage(described, release, result.gates)
+    result.warnings = [
+        *result.gates.warnings,
+        *feature_warnings(described, release, result.gates),
+    ]
