@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Print the NVIDIA GPUs of this machine as ResourceSlice YAML (kubedra.driver.nvidia), then
+# Print the NVIDIA GPUs of this machine as ResourceSlice YAML (kubedra.drivers.nvidia), then
 # check the normalised versions with a short Python assertion. Run from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
 nvidia-smi --query-gpu=name,uuid,driver_version,compute_cap,pci.bus_id,memory.total --format=csv || true
-PYTHONPATH=src "$PY" -m kubedra.driver.nvidia --node-name "${NODE_NAME:-$(hostname)}"
+PYTHONPATH=src "$PY" -m kubedra.drivers.nvidia --node-name "${NODE_NAME:-$(hostname)}"
 PYTHONPATH=src "$PY" - <<'PYEOF'
-from kubedra.driver.nvidia import discover
+from kubedra.drivers.nvidia import discover
 found = discover()
 print("problems:", found.problems)
 for gpu in found.gpus:

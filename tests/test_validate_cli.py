@@ -59,7 +59,7 @@ def test_each_unreadable_document_is_one_line_and_exits_one(
     runner: CliRunner, tmp_path: Path
 ) -> None:
     (tmp_path / "a.yaml").write_text(GOOD_CLASS + "---\n- not an object\n---\nkind: [\n")
-    (tmp_path / "b.yaml").write_text("apiVersion: example.com/v1\nkind: Widget\n")
+    (tmp_path / "b.yaml").write_text("apiVersion: resource.k8s.io/v9\nkind: DeviceClass\n")
     result = runner.invoke(app, ["validate", str(tmp_path), str(tmp_path / "missing.yaml")])
     assert result.exit_code == 1
     lines = result.output.splitlines()
@@ -68,7 +68,7 @@ def test_each_unreadable_document_is_one_line_and_exits_one(
         f"{tmp_path / 'a.yaml'}: document 2: YAML syntax error at line 9, column 1: "
         "did not find expected node content",
         f"{tmp_path / 'b.yaml'}: document 0: "
-        'no matches for kind "Widget" in version "example.com/v1"',
+        'no matches for kind "DeviceClass" in version "resource.k8s.io/v9"',
         f"{tmp_path / 'missing.yaml'}: no such file or directory",
         "1 object in 2 files: 1 valid, 0 invalid, 4 unreadable documents",
     ]
@@ -90,7 +90,7 @@ def test_json_output(runner: CliRunner, tmp_path: Path) -> None:
     assert result.exit_code == 1
     report = json.loads(result.output)
     assert report["valid"] is False
-    assert report["summary"] == {"files": 1, "objects": 1, "invalid": 0, "errors": 1}
+    assert report["summary"] == {"files": 1, "objects": 1, "invalid": 0, "skipped": 0, "errors": 1}
     [obj] = report["objects"]
     assert (obj["kind"], obj["name"], obj["valid"], obj["document"]) == (
         "DeviceClass",

@@ -134,5 +134,5 @@ def picked(outcome: Outcome, claim_index: int = 0) -> list[str]:
     assert outcome.allocations is not None, outcome
     return [
         f"{r['request']}={r['device']}"
-        for r in outcome.allocations[claim_index]["devices"]["results"]
+        for r in outcome.allocations[claim_index]["devices"].get("results", [])
     ]

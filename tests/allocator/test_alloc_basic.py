@@ -134,3 +134,9 @@ def test_commit_and_release_update_the_allocated_state() -> None:
     assert allocator.allocate(node(), [claim("b", request("r"))]).unschedulable
     allocator.release(first.allocations)
     assert picked(allocator.allocate(node(), [claim("b", request("r"))])) == ["r=gpu-0"]
+
+
+def test_a_claim_without_requests_gets_an_empty_devices_object() -> None:
+    # Kubernetes omits empty fields of an AllocationResult: no "results": [].
+    outcome = allocate([slice_("s", [device("gpu-0")])], [claim("c")])
+    assert outcome.allocations == [{"devices": {}}]

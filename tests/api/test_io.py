@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from kubedra.api.io import dump_json, dump_yaml, load_paths, load_text
-from kubedra.api.io.reading import ManifestLoader, _parse_fast
+from kubedra.api.io.reading import ManifestLoader, RawDocument, _parse_fast, parse_yaml
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 
@@ -118,14 +119,20 @@ def test_binary_file_is_reported(tmp_path: Path) -> None:
 
 
 def test_non_mapping_and_type_meta_problems() -> None:
-    text = "- a\n---\nkind: X\n---\napiVersion: v1\nkind: 3\n---\napiVersion: x/v1\nkind: Foo\n"
-    messages = [error.message for error in load_text(text).errors]
+    text = (
+        "- a\n---\nkind: X\n---\napiVersion: v1\nkind: 3\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: Foo\n---\napiVersion: x/v1\nkind: Foo\n"
+    )
+    result = load_text(text)
+    messages = [error.message for error in result.errors]
     assert messages == [
         "document is an array, not an object",
         "apiVersion not set",
         "kind must be a string, not a number",
-        'no matches for kind "Foo" in version "x/v1"',
+        'no matches for kind "Foo" in version "resource.k8s.io/v1"',
     ]
+    # Kinds of other groups are not errors: they are kept, unmodeled, for the caller to skip.
+    assert [(entry.api_version, entry.kind) for entry in result.unmodeled] == [("x/v1", "Foo")]
 
 
 def test_wrong_types_and_unknown_fields_in_one_line() -> None:
@@ -248,3 +255,14 @@ def test_impossible_paths_are_reported() -> None:
         "no such file or directory",
         "cannot read: File name too long",
     ]
+
+
+@pytest.mark.parametrize(
+    "text", ["_0: []\n", "labels:\n  1_000: a\n", "a: ._5\n", "a: _1e3\n", "{_0: 1}\n"]
+)
+def test_underscored_numbers_read_as_yaml_1_1_reads_them(text: str) -> None:
+    """The fast YAML 1.2 reader takes ``_0``, ``._5`` or a ``1_000`` key for numbers;
+    YAML 1.1 (PyYAML, Kubernetes) does not, so such streams take the slow path."""
+    [document] = list(parse_yaml(text, "t"))
+    assert isinstance(document, RawDocument)
+    assert document.content == yaml.safe_load(text)

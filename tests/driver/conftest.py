@@ -34,7 +34,10 @@ DRA = {
     "v1": "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/",
     "v1beta1": "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/",
 }
-HEALTH = "/v1alpha1.DRAResourceHealth/NodeWatchResources"
+HEALTH = {
+    "v1alpha1": "/v1alpha1.DRAResourceHealth/NodeWatchResources",
+    "v1": "/v1.DRAResourceHealth/NodeWatchResources",
+}
 
 
 @pytest.fixture(scope="session")
@@ -122,14 +125,14 @@ class KubeletClient:
             f"{package}.NodeUnprepareResourcesResponse",
         )
 
-    def first_health_report(self, socket: Path) -> Any:
+    def first_health_report(self, socket: Path, version: str = "v1alpha1") -> Any:
         response_cls = message_factory.GetMessageClass(
-            self.pool.FindMessageTypeByName("v1alpha1.NodeWatchResourcesResponse")
+            self.pool.FindMessageTypeByName(f"{version}.NodeWatchResourcesResponse")
         )
-        request = self.message("v1alpha1.NodeWatchResourcesRequest")
+        request = self.message(f"{version}.NodeWatchResourcesRequest")
         with grpc.insecure_channel(f"unix:{socket}") as channel:
             call = channel.unary_stream(
-                HEALTH,
+                HEALTH[version],
                 request_serializer=lambda m: m.SerializeToString(),
                 response_deserializer=response_cls.FromString,
             )
@@ -229,12 +232,16 @@ class DriverProcesses:
         self.logs: list[Any] = []
 
     def start(
-        self, *extra: str, wait: bool = True, cluster: bool = True
+        self,
+        *extra: str,
+        wait: bool = True,
+        cluster: bool = True,
+        program: list[str] | None = None,
     ) -> subprocess.Popen[bytes]:
+        """Start ``kubedra driver example-gpu`` (or ``program``, which takes the same options)."""
         dirs = self.dirs
-        args = kubedra_command(
-            "driver",
-            "example-gpu",
+        args = [
+            *(program or kubedra_command("driver", "example-gpu")),
             "--node-name=node-1",
             f"--registry-dir={dirs.registry}",
             f"--plugin-dir={dirs.plugins}",
@@ -244,7 +251,7 @@ class DriverProcesses:
             "--resync-interval=0.2",
             "--log-level=WARNING",
             *extra,
-        )
+        ]
         log_path = dirs.root / f"driver-{len(self.procs)}.log"
         log = open(log_path, "wb")  # noqa: SIM115
         self.logs.append(log)

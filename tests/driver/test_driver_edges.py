@@ -7,11 +7,11 @@ import pytest
 from conftest import build_claim
 from kubedra.driver.checkpoint import Checkpoint, CheckpointError
 from kubedra.driver.claims import ClaimLookupError, lookup_claim
-from kubedra.driver.example_gpu import ExampleGpuDriver
 from kubedra.driver.helper import PluginHelper
 from kubedra.driver.server import PluginPaths, PluginServer
 from kubedra.driver.store_dir import ClusterDirectory
 from kubedra.driver.types import ClaimRef
+from kubedra.drivers.example_gpu import ExampleGpuDriver
 
 
 def test_too_long_socket_paths_are_refused_with_the_reason(tmp_path):

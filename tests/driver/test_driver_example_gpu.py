@@ -8,9 +8,9 @@ import pytest
 
 from conftest import build_claim
 from kubedra.driver.claims import allocated_devices
-from kubedra.driver.example_gpu import ConfigError, ExampleGpuDriver, Sharing, parse_config
 from kubedra.driver.publisher import validate_pool
 from kubedra.driver.types import ClaimRef, PrepareClaim
+from kubedra.drivers.example_gpu import ConfigError, ExampleGpuDriver, Sharing, parse_config
 
 
 def gpu_config(sharing: dict) -> dict:

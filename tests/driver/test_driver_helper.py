@@ -137,7 +137,8 @@ def test_failed_claims_are_retried(helper, driver, cluster):
 def test_malformed_cdi_ids_are_per_claim_errors(helper, driver, cluster):
     cluster.put(build_claim("a", "uid-a", [("gpu", "gpu-0")]))
     driver.cdi_ids = ("not-a-cdi-id",)
-    assert "unqualified CDI device" in helper.prepare([ref("a")])["uid-a"].error
+    error = helper.prepare([ref("a")])["uid-a"].error
+    assert 'unqualified device "not-a-cdi-id", missing vendor' in error
 
 
 def test_unprepare_unknown_claim_succeeds(helper):

@@ -7,9 +7,9 @@ import pytest
 from kubedra.api.defaults import apply_defaults
 from kubedra.api.io import load_paths
 from kubedra.api.validation import format_invalid, validate_object
-from kubedra.driver.example_gpu import ExampleGpuDriver
 from kubedra.driver.publisher import Pool, ResourceSlicePublisher
 from kubedra.driver.store_dir import ClusterDirectory
+from kubedra.drivers.example_gpu import ExampleGpuDriver
 
 DRIVER = "gpu.example.com"
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kubedra.driver import nvidia
+from kubedra.drivers import nvidia
 
 
 @pytest.mark.parametrize(

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
+import sys
 import threading
+from pathlib import Path
 
 from conftest import build_claim, kubedra_command, subprocess_env, wait_for
 from kubedra.driver.store_dir import ClusterDirectory
+
+SLOW_DRIVER = Path(__file__).with_name("slow_gpu_driver.py")
 
 
 def test_registration_answer_matches_what_the_kubelet_expects(drivers, driver_dirs, kubelet_client):
@@ -20,12 +25,15 @@ def test_registration_answer_matches_what_the_kubelet_expects(drivers, driver_di
     assert list(info.supported_versions) == [
         "v1.DRAPlugin",
         "v1beta1.DRAPlugin",
+        "v1.DRAResourceHealth",
         "v1alpha1.DRAResourceHealth",
     ]
     kubelet_client.notify(driver_dirs.registration_socket, True)
-    report = kubelet_client.first_health_report(driver_dirs.dra_socket)
-    assert sorted(d.device.device_name for d in report.devices) == [f"gpu-{i}" for i in range(4)]
-    assert {d.health for d in report.devices} == {1}  # HEALTHY
+    for version in ("v1", "v1alpha1"):
+        report = kubelet_client.first_health_report(driver_dirs.dra_socket, version)
+        names = sorted(d.device.device_name for d in report.devices)
+        assert names == [f"gpu-{i}" for i in range(4)]
+        assert {d.health for d in report.devices} == {1}  # HEALTHY
 
 
 def test_every_claim_uid_is_answered_and_unknown_unprepare_succeeds(
@@ -73,12 +81,29 @@ def test_sigterm_stops_cleanly_and_removes_the_sockets(drivers, driver_dirs):
     assert not driver_dirs.dra_socket.exists()
 
 
+def _stale_socket(path) -> None:
+    """A socket file nobody listens on, as a killed driver leaves it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    sock.close()
+
+
 def test_stale_sockets_are_replaced_at_start(drivers, driver_dirs, kubelet_client):
-    driver_dirs.registration_socket.write_text("stale")
-    driver_dirs.dra_socket.parent.mkdir(parents=True)
-    driver_dirs.dra_socket.write_text("stale")
+    _stale_socket(driver_dirs.registration_socket)
+    _stale_socket(driver_dirs.dra_socket)
     drivers.start()
     assert kubelet_client.get_info(driver_dirs.registration_socket).name == "gpu.example.com"
+
+
+def test_a_file_at_a_socket_path_is_an_error_and_kept(drivers, driver_dirs):
+    driver_dirs.dra_socket.parent.mkdir(parents=True)
+    driver_dirs.dra_socket.write_text("precious")
+    proc = drivers.start(wait=False)
+    assert proc.wait(timeout=30) == 2
+    assert driver_dirs.dra_socket.read_text() == "precious"
+    log = (driver_dirs.root / "driver-0.log").read_text()
+    assert "exists and is not a socket; refusing to remove it" in log
 
 
 def test_rolling_update_sockets_carry_the_pod_uid(drivers, driver_dirs, kubelet_client):
@@ -106,7 +131,7 @@ def test_killed_during_prepare_then_restarted_gives_the_same_answer_once(
 ):
     cluster = ClusterDirectory(driver_dirs.cluster)
     cluster.put(build_claim("c", "uid-c", [("gpu", "gpu-1")]))
-    slow = drivers.start("--test-prepare-delay=30")
+    slow = drivers.start("--prepare-delay=30", program=[sys.executable, str(SLOW_DRIVER)])
     checkpoint = driver_dirs.plugins / "gpu.example.com" / "checkpoint.json"
     errors: list[Exception] = []
 

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from kubedra.api import models
 from kubedra.driver.publisher import (
     Pool,
     PoolError,
@@ -168,13 +169,15 @@ def test_counters_publish_in_their_own_slice(cluster):
         ),
     ],
 )
-def test_invalid_pools_are_reported_not_published(cluster, pool, message):
-    errors: list[Exception] = []
-    pub = ResourceSlicePublisher(cluster, DRIVER, "node-1", on_error=errors.append)
-    pub.update({"node-1": pool})
+def test_invalid_pools_are_refused_when_given_not_published(cluster, pool, message):
+    errors: list[tuple[object, Exception]] = []
+    pub = ResourceSlicePublisher(
+        cluster, DRIVER, "node-1", on_error=lambda subject, error: errors.append((subject, error))
+    )
+    with pytest.raises(PoolError, match=message):
+        pub.update({"node-1": pool})
     pub.sync()
-    assert len(errors) == 1 and isinstance(errors[0], PoolError)
-    assert message in str(errors[0])
+    assert errors == []
     assert slices(cluster) == []
 
 
@@ -225,3 +228,40 @@ def test_taint_times_stamped_by_the_apiserver_do_not_cause_updates(cluster):
     assert pub.sync().updates == 1
     (updated,) = slices(cluster)
     assert updated["spec"]["devices"][0]["taints"][0]["timeAdded"] == "2026-01-01T00:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [
+        (
+            {"name": "a", "atributes": {"index": {"int": 1}}},
+            'cannot be decoded: unknown field "spec.devices[0].atributes"',
+        ),
+        (
+            models.Device(name="a", atributes={"index": {"int": 1}}),  # extra fields are kept
+            'cannot be decoded: unknown field "spec.devices[0].atributes"',
+        ),
+        (
+            {"name": "a", "attributes": {"index": {"int": "1"}}},
+            "cannot be decoded: spec.devices[0].attributes[index].int: expected integer",
+        ),
+        (
+            {"name": "a", "capacity": {"memory": {"value": "lots"}}},
+            "spec.devices[0].capacity[memory].value",
+        ),
+        (
+            {"name": "a", "attributes": {"index": {"int": 1, "bool": True}}},
+            'is invalid: spec.devices[0].attributes[index]: Invalid value: {"IntValue":1,',
+        ),
+    ],
+)
+def test_slices_the_apiserver_would_refuse_are_refused_before_publishing(cluster, device, message):
+    pub = publisher(cluster, {})
+    with pytest.raises(PoolError) as refused:
+        pub.update({"node-1": Pool(devices=[device])})
+    assert str(refused.value).startswith(
+        "pool 'node-1': ResourceSlice.resource.k8s.io \"00000-gpu.example.com-node-1-xxxxx\" "
+    )
+    assert message in str(refused.value)
+    pub.sync()
+    assert slices(cluster) == []

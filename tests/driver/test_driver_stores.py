@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from unittest import mock
 
 import pytest
@@ -144,3 +146,26 @@ def test_kube_claims_nodes_and_pods(kube):
     core.list_pod_for_all_namespaces.return_value = mock.Mock(items=["p1"])
     assert store.list_pods("n") == [{"name": "p1"}]
     core.list_pod_for_all_namespaces.assert_called_with(field_selector="spec.nodeName=n")
+
+
+def test_kube_wait_for_node_watches_the_node(kube):
+    store, _, core = kube
+    core.read_node.side_effect = ApiException(status=404)
+    with mock.patch("kubedra.driver.store_kube.watch.Watch") as watch_cls:
+        watch_cls.return_value.stream.return_value = iter([{"type": "ADDED", "object": None}])
+        assert store.wait_for_node("n", 2.0)
+        stream = watch_cls.return_value.stream
+        assert stream.call_args.args == (core.list_node,)
+        expected = {"field_selector": "metadata.name=n", "timeout_seconds": 2}
+        assert stream.call_args.kwargs == expected
+        watch_cls.return_value.stream.return_value = iter([])
+        assert not store.wait_for_node("n", 0.5)
+
+
+def test_dir_wait_for_node_returns_when_the_node_appears(tmp_path):
+    store = ClusterDirectory(tmp_path)
+    assert not store.wait_for_node("node-1", 0.1)
+    threading.Timer(0.2, store.register_node, args=("node-1",)).start()
+    started = time.monotonic()
+    assert store.wait_for_node("node-1", 5)
+    assert time.monotonic() - started < 2

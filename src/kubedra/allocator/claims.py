@@ -18,8 +18,6 @@ from kubedra.api.quantity import Quantity
 
 ALLOCATION_RESULTS_MAX_SIZE = 32
 
-_capacity_ids: dict[tuple[tuple[str, str], ...], int] = {}
-
 
 class RequestData:
     """One request without subrequests, or one subrequest."""
@@ -152,10 +150,11 @@ def _fill_request(
             for name, value in capacity.items()
         }
         key = tuple(sorted((name, str(q)) for name, q in data.capacity.items()))
-        cid = _capacity_ids.get(key)
+        ids = inventory.capacity_ids
+        cid = ids.get(key)
         if cid is None:
-            cid = len(_capacity_ids) + 1
-            _capacity_ids[key] = cid
+            cid = len(ids) + 1
+            ids[key] = cid
         data.capacity_id = cid
     mode = raw.get("allocationMode") or "ExactCount"
     if mode == "ExactCount":

@@ -26,6 +26,8 @@ NODE_NOT_REACHABLE = "node not reachable"
 POOL_INCOMPLETE = "pool incomplete"
 POOL_INVALID = "pool invalid"
 BINDING_CONDITIONS_DISABLED = "binding conditions need DRADeviceBindingConditions"
+# Pruning (a long search only): interchangeable with a device that already failed there.
+EQUIVALENT_FAILED = "equivalent to a device that failed"
 
 MAX_EXAMPLES = 3
 

@@ -306,6 +306,8 @@ class Inventory:
             else:
                 self.other_slices.append(s)
         self._views: dict[tuple[str, tuple[tuple[str, str], ...]], NodeView] = {}
+        # Capacity request shapes numbered per inventory: the devices cache what each consumes.
+        self.capacity_ids: dict[tuple[tuple[str, str], ...], int] = {}
         self._pools: dict[tuple[Any, ...], PoolView] = {}
 
     def node_view(self, node: NodeInfo) -> NodeView:

@@ -28,8 +28,21 @@ class NodeInfo:
 
     @classmethod
     def from_v1(cls, node: Mapping[str, Any]) -> NodeInfo:
-        meta = node.get("metadata") or {}
-        return cls(name=str(meta.get("name") or ""), labels=dict(meta.get("labels") or {}))
+        """From a v1 Node; a wrong-typed name or label is an InputError naming the field."""
+        meta = node.get("metadata") if isinstance(node, Mapping) else None
+        meta = meta or {}
+        name = meta.get("name") if isinstance(meta, Mapping) else None
+        labels = (meta.get("labels") if isinstance(meta, Mapping) else None) or {}
+        if not (
+            isinstance(meta, Mapping)
+            and isinstance(name, (str, type(None)))
+            and isinstance(labels, Mapping)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items())
+        ):
+            from kubedra.allocator import inputs
+
+            inputs.check("Node", node, inputs.NODE)
+        return cls(name=name or "", labels=dict(labels))
 
 
 _LABEL_OPERATORS = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}

@@ -154,7 +154,10 @@ def build_allocation(
     features: Features,
 ) -> dict[str, Any]:
     """One claim's AllocationResult."""
-    devices: dict[str, Any] = {"results": [_device_result(e, features) for e in entries]}
+    # Kubernetes omits every empty field: a claim without requests gets "devices": {}.
+    devices: dict[str, Any] = {}
+    if entries:
+        devices["results"] = [_device_result(e, features) for e in entries]
     configs = _configs(claim, chosen)
     if configs:
         devices["config"] = configs

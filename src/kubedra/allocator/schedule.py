@@ -91,7 +91,9 @@ class FirstFitScheduler:
                     i += 1
                     continue
             outcome = self.allocator.allocate(self.nodes[i], prepared)
-            self._remember_pools(i)
+            if outcome.ok or outcome.node_local or outcome.error is None:
+                # (An error outcome may come from slices that cannot be read.)
+                self._remember_pools(i)
             if outcome.ok:
                 shape.frontier = i
                 self.allocate_calls += i + 1

@@ -7,6 +7,7 @@ in upstream's order because the order decides which error (if any) surfaces firs
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -18,9 +19,10 @@ from kubedra.allocator.claims import (
     RequestData,
 )
 from kubedra.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
-from kubedra.allocator.explain import Recorder
+from kubedra.allocator.explain import EQUIVALENT_FAILED, Recorder
 from kubedra.allocator.inventory import DeviceInfo, Inventory, NodeView
 from kubedra.allocator.nodeselect import NodeInfo
+from kubedra.allocator.pruning import Pruning, analyze
 from kubedra.allocator.quantities import Number
 from kubedra.allocator.results import NodeSelectorTermsError, build_allocation
 from kubedra.allocator.selectors import SelectorFailure
@@ -42,6 +44,21 @@ class _Exceeded:
 
 
 _EXCEEDED = _Exceeded()
+
+# Upstream's allocateOne checks its context on every step; the scheduler cancels it after
+# DynamicResourcesArgs.filterTimeout (10 s by default), and the error wraps the context's
+# cause, context.DeadlineExceeded.
+ABORTED = "filter operation aborted: context deadline exceeded"
+DEFAULT_TIMEOUT = 10.0
+
+# Steps between two looks at the clock, and steps after which a search counts as long and
+# gets analysed for pruning (short searches, nearly all of them, never pay for it).
+_CHECK_EVERY = 1024
+PRUNE_AFTER = 4096
+
+
+class _NoSolution(Exception):
+    """Pruning proved that no solution exists (and that no error can occur)."""
 
 
 class DeviceResult:
@@ -94,6 +111,9 @@ class Search:
         view: NodeView,
         claims: list[PreparedClaim],
         recorder: Recorder | None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        prune: bool = True,
+        prune_after: int = PRUNE_AFTER,
     ) -> None:
         self.inventory = inventory
         self.features = inventory.features
@@ -110,7 +130,15 @@ class Search:
         self.results: list[list[DeviceResult]] = [[] for _ in claims]
         self.allocating: dict[str, set[int]] = {}
         self.allocating_capacity: dict[str, dict[str, Number]] = {}
+        self.allocating_shares: dict[str, int] = {}
         self.consumed_counters: dict[tuple[str, str], dict[tuple[str, str], Number]] = {}
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.prune = prune
+        self.prune_after = prune_after
+        self.steps = 0
+        self.countdown = _CHECK_EVERY
+        self.exceeded = 0
+        self.pruning: Pruning | None = None
 
     # ----- entry point -------------------------------------------------------------
 
@@ -119,7 +147,12 @@ class Search:
         if self.view.error is not None:
             raise AllocationError(self.view.error)
         self._validate()
-        outcome = self._allocate_one(0, 0, 0, 0, False)
+        try:
+            if self.prune and self.prune_after <= 0:
+                self._start_pruning()
+            outcome = self._allocate_one(0, 0, 0, 0, False)
+        except _NoSolution:
+            outcome = False
         if outcome is not True:
             if self.view.has_invalid:
                 raise AllocationError("invalid resource pools were encountered", node_local=True)
@@ -279,6 +312,9 @@ class Search:
         request in pool order (combinations, never the same device twice), while the
         conservative one starts over at the first pool for every device (permutations).
         """
+        self.countdown -= 1
+        if not self.countdown:
+            self._checkpoint()
         if claim_index >= len(self.claims):
             return True
         claim = self.claims[claim_index]
@@ -306,7 +342,11 @@ class Search:
         if device_index >= num:
             return self._allocate_one(claim_index, request_index + 1, 0, 0, False)
         if len(self.results[claim_index]) + num - device_index > ALLOCATION_RESULTS_MAX_SIZE:
+            self.exceeded += 1
             return _EXCEEDED
+        pruning = self.pruning
+        if device_index == 0 and pruning is not None and id(data) in pruning.infeasible:
+            return False
 
         if data.mode_all:
             device = self.all_devices[id(data)][device_index]
@@ -328,6 +368,12 @@ class Search:
         allocating = self.allocating
         pools = self.view.pools
         resume = not self.features.conservative
+        # Signatures of devices that failed at this position (pruning.py); taken up by the
+        # loops that start after a long search was analysed.
+        failed: set[tuple[Any, ...]] | None = None
+        signatures = None
+        if pruning is not None and not admin:
+            signatures = pruning.signatures
         for pool_index in range(start_pool, len(pools)):
             pool = pools[pool_index]
             if pool.incomplete or pool.invalid:
@@ -357,6 +403,14 @@ class Search:
                     if recorder is not None:
                         recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
                     continue
+                signature = None
+                if signatures is not None and not (consumable and device.allow_multiple):
+                    signature = signatures.get(id(device))
+                    if failed is not None and signature in failed:
+                        if recorder is not None:
+                            recorder.reject(claim.label, data.result_name, EQUIVALENT_FAILED, key)
+                        continue
+                    exceeded = self.exceeded
                 undo = self._allocate_device(claim, claim_index, data, device, must=False)
                 if undo is None:
                     continue
@@ -379,7 +433,71 @@ class Search:
                 undo()
                 if outcome is _EXCEEDED:
                     return _EXCEEDED
+                if signature is not None and self.exceeded == exceeded:
+                    # This device failed here without any results-size overflow below it:
+                    # an interchangeable device fails here too (see pruning.py).
+                    if failed is None:
+                        failed = set()
+                    failed.add(signature)
         return False
+
+    def _checkpoint(self) -> None:
+        """Abort past the deadline; analyse a long search once for pruning."""
+        self.steps += _CHECK_EVERY
+        self.countdown = _CHECK_EVERY
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise AllocationError(ABORTED)
+        if self.prune and self.steps >= self.prune_after:
+            self._start_pruning()
+
+    def _start_pruning(self) -> None:
+        self.prune = False
+        self.pruning = analyze(self, self._check_deadline)
+        if self.pruning is not None and self.pruning.no_solution:
+            raise _NoSolution
+
+    def _check_deadline(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise AllocationError(ABORTED)
+
+    def usable_alone(self, data: RequestData, device: DeviceInfo) -> bool:
+        """Whether ``device`` could serve ``data`` if this call had allocated nothing else
+        (selectors aside): in use, counters, taints and capacity only get tighter."""
+        key = device.key
+        features = self.features
+        state = self.state
+        allow_multiple = features.consumable_capacity and device.allow_multiple
+        if not data.admin and key in state.in_use:
+            return False
+        if device.consumes:
+            if not features.partitionable_devices:
+                return False
+            if not (allow_multiple and key in state.shared):
+                pool = self.view.pool_by_key.get((device.driver, device.pool))
+                if pool is None:
+                    return False
+                available, negative = state.available_counters(pool)
+                if negative:
+                    return False
+                totals: dict[tuple[str, str], Number] = {}
+                for k, amount in device.counter_use:
+                    totals[k] = totals.get(k, 0) + amount
+                for k, total in totals.items():
+                    limit = available.get(k)
+                    if limit is not None and limit < total:
+                        return False
+        if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+            return False
+        if features.consumable_capacity:
+            consumption = self._consumption(data, device)
+            if consumption is None:
+                return False
+            shared = state.shared.get(key)
+            for name, amount, _ in consumption:
+                total = amount + (shared.get(name, 0) if shared is not None else 0)
+                if total > device.capacity[name].number:
+                    return False
+        return True
 
     def _allocate_device(
         self,
@@ -421,20 +539,40 @@ class Search:
             base, sub = data.name, ""
         else:
             base, sub = data.parent, data.name
+        constraints = self.constraints[claim_index]
+        # What this call changed, reversed by one rollback on every rejection after the
+        # counters were taken and by the backtracking undo, as upstream does since
+        # kubernetes/kubernetes#140431 (backported to 1.36 in #140663): before that fix a
+        # device rejected for a taint, a constraint or capacity kept its counters (and
+        # constraints), so a later device of the same counter set was refused.
+        added_constraints = 0
+        users: set[int] | None = None
+        shared = False
+        consumed: Consumption | None = None
+
+        def rollback() -> None:
+            for constraint in constraints[:added_constraints]:
+                constraint.remove(base, sub)
+            if users is not None:
+                users.discard(claim_index)
+            if shared:
+                self._release_share(key, consumed)
+            if counted:
+                self._release_counters(device)
+
         if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+            rollback()
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "taint not tolerated", key)
             return None
-        constraints = self.constraints[claim_index]
-        for i, constraint in enumerate(constraints):
+        for constraint in constraints:
             if not constraint.add(base, sub, device):
+                rollback()
                 if must:
                     raise AllocationError(
                         f"claim {claim.label}, request {data.name}: cannot add device "
                         f"{key} because a claim constraint would not be satisfied"
                     )
-                for earlier in constraints[:i]:
-                    earlier.remove(base, sub)
                 if recorder is not None:
                     recorder.reject(
                         claim.label,
@@ -444,6 +582,7 @@ class Search:
                         constraint.describe(),
                     )
                 return None
+            added_constraints += 1
         users = self.allocating.get(key)
         if users is None:
             users = set()
@@ -451,37 +590,50 @@ class Search:
         if not allow_multiple:
             users.add(claim_index)
         share_id: str | None = None
-        consumed: Consumption | None = None
         if features.consumable_capacity:
             if not self._capacity_fits(data, device):
+                rollback()
                 if recorder is not None:
                     recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
                 return None
             if allow_multiple:
                 consumed = self._consumption(data, device)
                 share_id = str(uuid.uuid4())
-                totals = self.allocating_capacity.setdefault(key, {})
-                for name, amount, _ in consumed or ():
-                    totals[name] = totals.get(name, 0) + amount
+                self._take_share(key, consumed)
+                shared = True
         results = self.results[claim_index]
         results.append(DeviceResult(device, data, share_id, consumed))
 
         def undo() -> None:
-            for constraint in constraints:
-                constraint.remove(base, sub)
-            users.discard(claim_index)
-            if allow_multiple:
-                if consumed:
-                    totals = self.allocating_capacity[key]
-                    for name, amount, _ in consumed:
-                        totals[name] -= amount
-                    if not any(totals.values()):
-                        del self.allocating_capacity[key]
-            elif counted:
-                self._release_counters(device)
+            rollback()
             results.pop()
 
         return undo
+
+    # ----- shares of multi-allocatable devices -----------------------------------------
+
+    def _take_share(self, key: str, consumed: Consumption | None) -> None:
+        """Count one more share of a multi-allocatable device and add what it consumes.
+
+        The device stays marked as shared (its counters are not taken again) while any share
+        of this call lives, also when the shares consume nothing (#140431 keeps that marker
+        while another live share relies on it).
+        """
+        self.allocating_shares[key] = self.allocating_shares.get(key, 0) + 1
+        totals = self.allocating_capacity.setdefault(key, {})
+        for name, amount, _ in consumed or ():
+            totals[name] = totals.get(name, 0) + amount
+
+    def _release_share(self, key: str, consumed: Consumption | None) -> None:
+        left = self.allocating_shares[key] - 1
+        if left:
+            self.allocating_shares[key] = left
+            totals = self.allocating_capacity[key]
+            for name, amount, _ in consumed or ():
+                totals[name] -= amount
+        else:
+            del self.allocating_shares[key]
+            del self.allocating_capacity[key]
 
     # ----- shared counters -----------------------------------------------------------
 

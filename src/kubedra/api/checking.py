@@ -12,9 +12,10 @@ from typing import Any
 
 from kubedra.api.defaults import apply_defaults
 from kubedra.api.gcpause import paused_gc
-from kubedra.api.io import LoadedObject, LoadError, LoadResult, load_paths
+from kubedra.api.io import LoadedObject, LoadError, LoadResult, UnmodeledObject, load_paths
 from kubedra.api.io.decoding import object_name
 from kubedra.api.validation import FieldError, format_invalid, validate_object
+from kubedra.api.workloads import check_workload, is_workload
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,13 @@ class Verdict:
 class Report:
     """Verdicts and errors in input order."""
 
-    entries: list[Verdict | LoadError] = field(default_factory=list)
+    entries: list[Verdict | LoadError | UnmodeledObject] = field(default_factory=list)
     files: int = 0
+
+    @property
+    def skipped(self) -> list[UnmodeledObject]:
+        """Objects of kinds kubedra does not model; they do not change the verdict."""
+        return [entry for entry in self.entries if isinstance(entry, UnmodeledObject)]
 
     @property
     def verdicts(self) -> list[Verdict]:
@@ -64,8 +70,28 @@ def check_loaded(loaded: LoadResult) -> Report:
 def _check(loaded: LoadResult) -> Report:
     report = Report(files=loaded.files)
     for entry in loaded.entries:
-        report.entries.append(entry if isinstance(entry, LoadError) else _verdict(entry))
+        if isinstance(entry, LoadError):
+            report.entries.append(entry)
+        elif isinstance(entry, UnmodeledObject):
+            report.entries.append(_workload_verdict(entry) if is_workload(entry.content) else entry)
+        else:
+            report.entries.append(_verdict(entry))
     return report
+
+
+def _workload_verdict(obj: UnmodeledObject) -> Verdict | LoadError:
+    """A workload's verdict is its pod template's (errors at the workload's field paths)."""
+    content = obj.content
+    try:
+        check = check_workload(content)
+    except Exception as error:  # a rule bug must not hide the other objects' verdicts
+        message = f"internal error while validating: {type(error).__name__}: {error}"
+        return LoadError(obj.source, obj.document, message, obj.item)
+    if check.decode_error is not None:
+        message = f"{object_name(content)}: {check.decode_error}"
+        return LoadError(obj.source, obj.document, message, obj.item)
+    loaded = LoadedObject(obj.source, obj.document, obj.item, obj.api_version, obj.kind, content)
+    return Verdict(loaded, content, check.errors)
 
 
 def _verdict(obj: LoadedObject) -> Verdict | LoadError:

@@ -9,11 +9,21 @@ from collections.abc import Callable
 
 import typer
 
-from kubedra.cli import driver_cmd, explain_cmd, kubelet_sim_cmd, simulate_cmd, validate
+from kubedra.cli import (
+    driver_cmd,
+    explain_cmd,
+    features_cmd,
+    kubelet_sim_cmd,
+    simulate_cmd,
+    snapshot_cmd,
+    validate,
+)
 from kubedra.conformance import cli as conformance_cli
 
 REGISTRARS: list[Callable[[typer.Typer], None]] = [
     validate.register,
+    snapshot_cmd.register,
+    features_cmd.register,
     driver_cmd.register,
     kubelet_sim_cmd.register,
     conformance_cli.register,

@@ -53,23 +53,17 @@ def example_gpu(
     ] = 5.0,
     health_interval: Annotated[float, typer.Option(help="Seconds between health reports.")] = 10.0,
     log_level: Annotated[str, typer.Option(help="Python logging level.")] = "INFO",
-    test_prepare_delay: Annotated[
-        float, typer.Option(hidden=True, help="Test hook: sleep this long inside each prepare.")
-    ] = 0.0,
 ) -> None:
     """Serve fake GPUs: publish them as ResourceSlices and prepare them over the kubelet API.
 
     Without --cluster-dir, --kubeconfig or --in-cluster the sockets are served but nothing is
     published and claims cannot be looked up (each gets an error saying so).
     """
-    from kubedra.driver import example_gpu as gpu
-    from kubedra.driver.runner import run_driver
-    from kubedra.driver.server import PluginPaths
-    from kubedra.driver.store import open_store
+    import kubedra.driver as dra
+    from kubedra.drivers import example_gpu as gpu
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     try:
-        store = open_store(cluster_dir, kubeconfig, in_cluster, allow_detached=True)
         driver = gpu.ExampleGpuDriver(
             node_name,
             cdi_dir,
@@ -78,21 +72,23 @@ def example_gpu(
             model=model,
             partitions=partitions,
             health_interval=health_interval,
-            test_prepare_delay=test_prepare_delay,
         )
-        paths = PluginPaths.for_driver(
-            gpu.DRIVER_NAME, registry_dir, plugin_dir, rolling_update_uid
-        )
-        run_driver(
+        dra.run(
             driver,
-            gpu.DRIVER_NAME,
-            node_name,
-            store,
-            paths,
             driver.pools(),
-            rolling_update=bool(rolling_update_uid),
+            node_name=node_name,
+            cluster_dir=cluster_dir,
+            kubeconfig=kubeconfig,
+            in_cluster=in_cluster,
+            registry_dir=registry_dir,
+            plugins_dir=plugin_dir,
+            cdi_dir=cdi_dir,
+            rolling_update_uid=rolling_update_uid,
             resync_interval=resync_interval,
         )
+    except dra.DriverStopped as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(1) from error
     except (StoreError, ValueError, OSError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error

@@ -16,6 +16,7 @@ from kubedra.driver.paths import DEFAULT_CDI_DIR, KUBELET_REGISTRY_DIR
 from kubedra.driver.store import StoreError
 
 EXIT_VIOLATIONS = 3
+EXIT_NOT_REGISTERED = 4
 
 
 def kubelet_sim(
@@ -33,7 +34,30 @@ def kubelet_sim(
         Path | None, typer.Option(help="Use the cluster of this kubeconfig.")
     ] = None,
     interval: Annotated[float, typer.Option(help="Seconds between rounds.")] = 1.0,
-    once: Annotated[bool, typer.Option(help="Run one round, then exit.")] = False,
+    once: Annotated[
+        bool,
+        typer.Option(
+            help="Run one round, then exit. Waits first (see --wait-timeout) for the expected "
+            "plugins to register and publish their node's ResourceSlices."
+        ),
+    ] = False,
+    expect_driver: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="With --once: a driver whose plugin must register (repeatable; "
+            "default: at least one plugin)."
+        ),
+    ] = None,
+    wait_timeout: Annotated[
+        float,
+        typer.Option(
+            help="With --once: seconds to wait for the expected plugins (exit 4 if they never "
+            "register) and then for their ResourceSlices."
+        ),
+    ] = 30.0,
+    wait_for_slices: Annotated[
+        bool, typer.Option(help="With --once: also wait for the plugins' ResourceSlices.")
+    ] = True,
     duration: Annotated[
         float, typer.Option(help="Stop after this many seconds (0: until SIGTERM).")
     ] = 0.0,
@@ -52,7 +76,7 @@ def kubelet_sim(
     """Register plugins, prepare the claims of the node's running pods, unprepare when they end.
 
     Prints a JSON report (plugins, prepared claims, contract violations, failures, latencies);
-    exits with 3 when it saw contract violations.
+    exits with 3 when it saw contract violations, with 4 when --once waited in vain for a plugin.
     """
     from kubedra.driver.kubelet_sim import KubeletSim
     from kubedra.driver.store import open_store
@@ -81,6 +105,21 @@ def kubelet_sim(
         timer.start()
     try:
         if once:
+            missing = sim.wait_for_plugins(list(expect_driver or []), wait_timeout)
+            if missing:
+                typer.echo(
+                    f"error: no registration of {', '.join(missing)} in {registry_dir} "
+                    f"within {wait_timeout:g}s",
+                    err=True,
+                )
+                raise typer.Exit(EXIT_NOT_REGISTERED)
+            if wait_for_slices:
+                for driver in sim.wait_for_slices(wait_timeout):
+                    typer.echo(
+                        f"warning: {driver} published no ResourceSlices for node {node_name} "
+                        f"within {wait_timeout:g}s",
+                        err=True,
+                    )
             sim.step()
         else:
             sim.run(stop, interval)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from kubedra import __version__
+from kubedra.cli.options import CONTEXT_SETTINGS
 
 app = typer.Typer(
     name="kubedra",
@@ -12,11 +15,28 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings=CONTEXT_SETTINGS,
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the kubedra version and exit.",
+        ),
+    ] = False,
+) -> None:
     """Kubernetes Dynamic Resource Allocation (DRA) in Python."""
 
 
@@ -38,3 +58,13 @@ def main() -> None:
     """Console-script entry point."""
     _register_commands()
     app()
+
+
+def kubectl_plugin() -> None:
+    """The ``kubectl-dra`` entry point: ``kubectl dra validate ...`` runs ``kubedra validate ...``.
+
+    kubectl finds plugins as ``kubectl-<name>`` executables on PATH and runs them with the
+    remaining arguments; the program name shown in help is kubectl's.
+    """
+    _register_commands()
+    app(prog_name="kubectl dra")

@@ -6,9 +6,11 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kubedra.allocator import inputs
 from kubedra.allocator.engine import Allocator
 from kubedra.allocator.features import Features
 from kubedra.allocator.schedule import FirstFitScheduler
+from kubedra.allocator.search import DEFAULT_TIMEOUT
 from kubedra.api.defaults import apply_defaults
 from kubedra.conformance.errors import CaseError
 
@@ -25,35 +27,65 @@ def _features(case: Mapping[str, Any]) -> Features:
         raise CaseError(f"features: {err}") from None
 
 
-def _list(data: Mapping[str, Any], key: str, required: bool = True) -> list[Any]:
+def _list(
+    data: Mapping[str, Any], key: str, required: bool = True, where: str = "input"
+) -> list[Any]:
     value = data.get(key)
     if value is None:
         if required:
-            raise CaseError(f"input.{key}: required")
+            raise CaseError(f"{where}.{key}: required")
         return []
     if not isinstance(value, list):
-        raise CaseError(f"input.{key}: must be a list")
+        raise CaseError(f"{where}.{key}: must be a list")
     return value
 
 
-def _allocator(case: Mapping[str, Any], data: Mapping[str, Any]) -> Allocator:
+def _checked(
+    data: Mapping[str, Any],
+    key: str,
+    kind: str,
+    schema: Any,
+    required: bool = False,
+    where: str = "input",
+) -> list[Any]:
+    """``<where>.<key>``, a list of ``kind`` objects whose fields have the right types."""
+    objs = _list(data, key, required=required, where=where)
+    for i, obj in enumerate(objs):
+        if not isinstance(obj, Mapping):
+            raise CaseError(f"{where}.{key}[{i}]: must be an object")
+        found = inputs.problem(obj, schema)
+        if found is not None:
+            raise CaseError(f"{inputs.describe(kind, obj)}: {found}")
+    return objs
+
+
+def _allocator(
+    case: Mapping[str, Any], data: Mapping[str, Any], timeout: float | None
+) -> Allocator:
     """The allocator over the cluster state shared by the allocate and schedule modes."""
     return Allocator(
         _features(case),
-        _list(data, "deviceClasses", required=False),
-        _list(data, "resourceSlices", required=False),
-        _defaulted(_list(data, "allocatedClaims", required=False)),
-        _list(data, "deviceTaintRules", required=False),
+        _checked(data, "deviceClasses", "DeviceClass", inputs.DEVICE_CLASS),
+        _checked(data, "resourceSlices", "ResourceSlice", inputs.RESOURCE_SLICE),
+        _defaulted(_checked(data, "allocatedClaims", "ResourceClaim", inputs.RESOURCE_CLAIM)),
+        _checked(data, "deviceTaintRules", "DeviceTaintRule", inputs.DEVICE_TAINT_RULE),
+        timeout=timeout,
     )
 
 
-def evaluate_allocate(case: Mapping[str, Any]) -> dict[str, Any]:
+def evaluate_allocate(
+    case: Mapping[str, Any], timeout: float | None = DEFAULT_TIMEOUT
+) -> dict[str, Any]:
     data = _input(case)
     node = data.get("node")
     if not isinstance(node, Mapping):
         raise CaseError("input.node: required Node object")
-    allocator = _allocator(case, data)
-    outcome = allocator.allocate(node, _defaulted(_list(data, "claims")))
+    found = inputs.problem(node, inputs.NODE)
+    if found is not None:
+        raise CaseError(f"{inputs.describe('Node', node)}: {found}")
+    allocator = _allocator(case, data, timeout)
+    claims = _checked(data, "claims", "ResourceClaim", inputs.RESOURCE_CLAIM, required=True)
+    outcome = allocator.allocate(node, _defaulted(claims))
     if outcome.ok:
         return {
             "ok": True,
@@ -72,15 +104,22 @@ def evaluate_allocate(case: Mapping[str, Any]) -> dict[str, Any]:
     return {"ok": False, "unschedulable": True, "error": None, "allocations": []}
 
 
-def evaluate_schedule(case: Mapping[str, Any]) -> dict[str, Any]:
+def evaluate_schedule(
+    case: Mapping[str, Any], timeout: float | None = DEFAULT_TIMEOUT
+) -> dict[str, Any]:
     data = _input(case)
-    allocator = _allocator(case, data)
-    scheduler = FirstFitScheduler(allocator, _list(data, "nodes"))
+    allocator = _allocator(case, data, timeout)
+    scheduler = FirstFitScheduler(allocator, _checked(data, "nodes", "Node", inputs.NODE, True))
     placements = []
     for i, pod in enumerate(_list(data, "pods")):
         if not isinstance(pod, Mapping):
             raise CaseError(f"input.pods[{i}]: must be an object")
-        claims = _defaulted(pod.get("claims") or [])
+        if not isinstance(pod.get("name"), (str, type(None))):
+            raise CaseError(f"input.pods[{i}].name: must be a string")
+        pod_claims = _checked(
+            pod, "claims", "ResourceClaim", inputs.RESOURCE_CLAIM, where=f"input.pods[{i}]"
+        )
+        claims = _defaulted(pod_claims)
         placements.append(scheduler.schedule(str(pod.get("name") or ""), claims).to_dict())
     return {"placements": placements}
 
@@ -107,13 +146,15 @@ def _cel_mode() -> Callable[[dict[str, Any]], dict[str, Any]]:
     return evaluate
 
 
-def evaluate_case(case: Mapping[str, Any]) -> dict[str, Any]:
-    """kubedra's result for ``case`` (any mode)."""
+def evaluate_case(
+    case: Mapping[str, Any], timeout: float | None = DEFAULT_TIMEOUT
+) -> dict[str, Any]:
+    """kubedra's result for ``case`` (any mode); ``timeout`` bounds each Allocate call."""
     mode = case.get("mode")
     if mode == "allocate":
-        return evaluate_allocate(case)
+        return evaluate_allocate(case, timeout)
     if mode == "schedule":
-        return evaluate_schedule(case)
+        return evaluate_schedule(case, timeout)
     if mode == "cel":
         return _cel_mode()(dict(case))
     raise CaseError(f"mode: must be one of {', '.join(MODES)}, got {mode!r}")

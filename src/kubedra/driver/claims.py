@@ -3,16 +3,60 @@
 The helper looks each claim up by namespace/name, checks that it is still the claim the kubelet
 meant (same UID) and that it is allocated, then keeps only the allocation results of this
 driver, each with the opaque configs that apply to its request.
+
+Namespaces, names and UIDs come from the kubelet (or whoever can reach the socket) and end up in
+file names (cluster directory, CDI specs, checkpoint keys), so each is checked first: namespaces
+as DNS labels and names as DNS subdomains with apimachinery's messages, UIDs as what the
+apiserver hands out (a UUID, or for hand-written objects a token of letters, digits, ``-``,
+``_`` and ``.`` that starts and ends with a letter or digit, at most 128 bytes).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
+from kubedra.api.naming import byte_len, is_dns1123_label, is_dns1123_subdomain
 from kubedra.driver.types import AllocatedDevice, ClaimRef, OpaqueConfig, PrepareClaim
+from kubedra.gofmt import quote
 
 SOURCE_CLASS = "FromClass"
 SOURCE_CLAIM = "FromClaim"
+UID_MAX_LENGTH = 128
+_UID_RE = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+
+
+def uid_problems(uid: str) -> list[str]:
+    """Why ``uid`` cannot be a claim UID (empty when it can); safe as a file name part."""
+    if not uid:
+        return ["uid: Required value"]
+    if byte_len(uid) > UID_MAX_LENGTH:
+        return [f"uid: Too long: may not be more than {UID_MAX_LENGTH} bytes"]
+    if _UID_RE.fullmatch(uid) is None:
+        return [
+            f"uid: Invalid value: {quote(uid)}: must consist of alphanumeric characters, '-', "
+            "'_' or '.', and must start and end with an alphanumeric character"
+        ]
+    return []
+
+
+def ref_problems(ref: ClaimRef) -> list[str]:
+    """Why the kubelet's claim reference cannot be used (empty when it can)."""
+    problems = []
+    for field, value, check in (
+        ("namespace", ref.namespace, is_dns1123_label),
+        ("name", ref.name, is_dns1123_subdomain),
+    ):
+        if not value:
+            problems.append(f"{field}: Required value")
+        else:
+            problems.extend(f"{field}: Invalid value: {quote(value)}: {m}" for m in check(value))
+    return problems + uid_problems(ref.uid)
+
+
+def describe(ref: ClaimRef) -> str:
+    """``"namespace/name"`` with Go's quoting, so that odd characters show."""
+    return quote(str(ref))
 
 
 class ClaimSource(Protocol):
@@ -69,6 +113,7 @@ def allocated_devices(claim: dict[str, Any], driver: str) -> tuple[AllocatedDevi
         if result.get("driver") != driver:
             continue
         request = str(result.get("request", ""))
+        share_id = result.get("shareID")
         devices.append(
             AllocatedDevice(
                 request=request,
@@ -76,6 +121,7 @@ def allocated_devices(claim: dict[str, Any], driver: str) -> tuple[AllocatedDevi
                 device=str(result.get("device", "")),
                 admin_access=bool(result.get("adminAccess")),
                 configs=tuple(c for c in configs if _config_applies(c.requests, request)),
+                share_id=None if share_id is None else str(share_id),
             )
         )
     return tuple(devices)

@@ -1,8 +1,11 @@
 """The kubelet plugin helper: turns NodePrepareResources/NodeUnprepareResources into driver calls.
 
 Contract kept here, whatever the driver does:
-- every requested claim UID gets an answer; per-claim problems (claim missing, replaced, not
-  allocated, driver error, malformed CDI ID) are errors inside the response, never gRPC errors;
+- every requested claim UID gets an answer; per-claim problems (malformed namespace, name or
+  UID, claim missing, replaced, not allocated, driver error, malformed CDI ID) are errors inside
+  the response, never gRPC errors; a malformed reference never reaches the store or the driver,
+  and a driver that fails a whole batch is called again claim by claim, so that one bad claim
+  cannot fail the others;
 - calls are serialized (an in-process lock, plus a file lock when rolling updates let two
   driver instances share the plugin directory);
 - prepared claims are checkpointed, so a repeated prepare is answered from the checkpoint
@@ -21,8 +24,16 @@ import filelock
 
 from kubedra.driver import checkpoint as cp
 from kubedra.driver.cdi import CDIError, parse_qualified_name
-from kubedra.driver.claims import ClaimLookupError, ClaimSource, base_request, lookup_claim
+from kubedra.driver.claims import (
+    ClaimLookupError,
+    ClaimSource,
+    base_request,
+    describe,
+    lookup_claim,
+    ref_problems,
+)
 from kubedra.driver.driver_api import DRADriver
+from kubedra.driver.files import remove_stale_temp_files
 from kubedra.driver.types import ClaimRef, PrepareClaim, PreparedDevice, PrepareResult
 
 log = logging.getLogger(__name__)
@@ -46,9 +57,22 @@ class PluginHelper:
         self.driver = driver
         self.driver_name = driver_name
         self.claims = claims
+        self.plugin_data_dir = plugin_data_dir
         self.checkpoint = cp.Checkpoint(plugin_data_dir / CHECKPOINT_FILE)
         self._mutex = threading.Lock()
         self._file_lock = filelock.FileLock(plugin_data_dir / LOCK_FILE) if file_lock else None
+
+    def remove_stale_temp_files(self) -> list[Path]:
+        """Remove what killed writes left in the plugin data directory (hidden ``.tmp`` files of
+        kubedra's own pattern) and let the driver clean up its own; under the lock, so no write
+        of ours or of a rolling-update peer is in flight."""
+        self.plugin_data_dir.mkdir(parents=True, exist_ok=True)
+        with self.serialized():
+            removed = remove_stale_temp_files(self.plugin_data_dir)
+            self.driver.remove_stale_files()
+        for path in removed:
+            log.info("removed stale temporary file %s", path)
+        return removed
 
     @contextlib.contextmanager
     def serialized(self) -> Iterator[None]:
@@ -64,6 +88,10 @@ class PluginHelper:
         answers: dict[str, PrepareResult] = {}
         looked_up: list[PrepareClaim] = []
         for ref in _distinct(refs):
+            problems = ref_problems(ref)
+            if problems:
+                answers[ref.uid] = PrepareResult(error=_bad_ref(ref, problems))
+                continue
             # Slow lookups happen before taking the lock, as upstream's helper does.
             try:
                 looked_up.append(lookup_claim(self.claims, ref, self.driver_name))
@@ -81,27 +109,54 @@ class PluginHelper:
                 entry = entries.get(claim.ref.uid)
                 if entry is not None and entry.state == cp.STATE_COMPLETED:
                     names = [d.device for d in entry.devices]
-                    if self.driver.still_prepared(claim, names):
+                    if self._still_prepared(claim, names):
                         answers[claim.ref.uid] = PrepareResult(devices=entry.devices)
                         continue
                 todo.append(claim)
             if todo:
                 for claim in todo:
                     entries[claim.ref.uid] = cp.started(claim.ref.namespace, claim.ref.name)
-                self.checkpoint.store(entries)
-                for uid, result in self._call_prepare(todo).items():
-                    answers[uid] = result
+                problem = self._store(entries)
+                if problem:
+                    return answers | {c.ref.uid: PrepareResult(error=problem) for c in todo}
+                results = self._call_prepare(todo)
+                for uid, result in results.items():
                     if not result.error:
                         ref = next(c.ref for c in todo if c.ref.uid == uid)
                         entries[uid] = cp.completed(ref.namespace, ref.name, result.devices)
-                self.checkpoint.store(entries)
+                problem = self._store(entries)
+                for uid, result in results.items():
+                    # Not recorded means not answered: the kubelet retries, prepare is idempotent.
+                    answers[uid] = PrepareResult(error=problem) if problem else result
         return answers
+
+    def _still_prepared(self, claim: PrepareClaim, devices: list[str]) -> bool:
+        try:
+            return self.driver.still_prepared(claim, devices)
+        except Exception:  # when in doubt, prepare again (prepare is idempotent)
+            log.exception("driver still_prepared failed for claim %s", claim.ref)
+            return False
+
+    def _store(self, entries: dict[str, cp.CheckpointEntry]) -> str:
+        """Store the checkpoint; the problem as an answer for the claims concerned, or ""."""
+        try:
+            self.checkpoint.store(entries)
+        except OSError as error:
+            log.error("storing the checkpoint failed: %s", error)
+            return f"store checkpoint {self.checkpoint.path}: {error.strerror or error}"
+        return ""
 
     def _call_prepare(self, claims: list[PrepareClaim]) -> dict[str, PrepareResult]:
         try:
             returned = dict(self.driver.prepare(claims))
         except Exception as error:
             log.exception("driver prepare failed")
+            if len(claims) > 1:  # find the claim that fails; the others still get prepared
+                return {
+                    uid: result
+                    for claim in claims
+                    for uid, result in self._call_prepare([claim]).items()
+                }
             return {c.ref.uid: PrepareResult(error=f"prepare failed: {error}") for c in claims}
         results = {}
         for claim in claims:
@@ -113,27 +168,23 @@ class PluginHelper:
             elif isinstance(outcome, Exception):
                 results[claim.ref.uid] = PrepareResult(error=str(outcome) or repr(outcome))
             else:
-                results[claim.ref.uid] = _checked(outcome)
+                results[claim.ref.uid] = _checked(outcome, claim)
         return results
 
     def unprepare(self, refs: Sequence[ClaimRef]) -> dict[str, str]:
         """Answer NodeUnprepareResources: claim UID -> error message ("" on success)."""
-        distinct = _distinct(refs)
+        answers: dict[str, str] = {}
+        distinct = []
+        for ref in _distinct(refs):
+            problems = ref_problems(ref)
+            if problems:
+                answers[ref.uid] = _bad_ref(ref, problems)
+            else:
+                distinct.append(ref)
         if not distinct:
-            return {}
+            return answers
         with self.serialized():
-            try:
-                returned = dict(self.driver.unprepare(distinct))
-            except Exception as error:
-                log.exception("driver unprepare failed")
-                return {ref.uid: f"unprepare failed: {error}" for ref in distinct}
-            answers = {}
-            for ref in distinct:
-                if ref.uid not in returned:
-                    answers[ref.uid] = f"driver returned no result for claim {ref}"
-                    continue
-                outcome = returned[ref.uid]
-                answers[ref.uid] = (str(outcome) or repr(outcome)) if outcome is not None else ""
+            answers.update(self._call_unprepare(distinct))
             try:
                 entries = self.checkpoint.load()
             except cp.CheckpointError as error:
@@ -141,9 +192,34 @@ class PluginHelper:
             removed = [uid for uid, message in answers.items() if not message and uid in entries]
             for uid in removed:
                 del entries[uid]
-            if removed:
-                self.checkpoint.store(entries)
+            problem = self._store(entries) if removed else ""
+            for uid in removed if problem else ():
+                answers[uid] = problem
         return answers
+
+    def _call_unprepare(self, refs: list[ClaimRef]) -> dict[str, str]:
+        try:
+            returned = dict(self.driver.unprepare(refs))
+        except Exception as error:
+            log.exception("driver unprepare failed")
+            if len(refs) > 1:  # unprepare is idempotent: isolate the claim that fails
+                answers: dict[str, str] = {}
+                for ref in refs:
+                    answers.update(self._call_unprepare([ref]))
+                return answers
+            return {ref.uid: f"unprepare failed: {error}" for ref in refs}
+        answers = {}
+        for ref in refs:
+            if ref.uid not in returned:
+                answers[ref.uid] = f"driver returned no result for claim {ref}"
+                continue
+            outcome = returned[ref.uid]
+            answers[ref.uid] = (str(outcome) or repr(outcome)) if outcome is not None else ""
+        return answers
+
+
+def _bad_ref(ref: ClaimRef, problems: list[str]) -> str:
+    return f"invalid claim reference {describe(ref)}: {'; '.join(problems)}"
 
 
 def _distinct(refs: Sequence[ClaimRef]) -> list[ClaimRef]:
@@ -153,10 +229,15 @@ def _distinct(refs: Sequence[ClaimRef]) -> list[ClaimRef]:
     return list(seen.values())
 
 
-def _checked(result: PrepareResult) -> PrepareResult:
-    """Reject malformed CDI IDs and map subrequest names to the request the kubelet knows."""
+def _checked(result: PrepareResult, claim: PrepareClaim) -> PrepareResult:
+    """Reject malformed CDI IDs, map subrequest names to the request the kubelet knows, and
+    fill in the allocation's share ID where the driver left it out."""
     if result.error:
         return PrepareResult(error=result.error)
+    shares: dict[tuple[str, str], set[str]] = {}
+    for allocated in claim.devices:
+        if allocated.share_id is not None:
+            shares.setdefault((allocated.pool, allocated.device), set()).add(allocated.share_id)
     devices = []
     for device in result.devices:
         for device_id in device.cdi_device_ids:
@@ -165,7 +246,13 @@ def _checked(result: PrepareResult) -> PrepareResult:
             except CDIError as error:
                 return PrepareResult(error=f"device {device.pool}/{device.device}: {error}")
         requests = tuple(dict.fromkeys(base_request(r) for r in device.requests))
+        share_id = device.share_id
+        known = shares.get((device.pool, device.device), set())
+        if share_id is None and len(known) == 1:
+            share_id = next(iter(known))
         devices.append(
-            PreparedDevice(device.pool, device.device, requests, tuple(device.cdi_device_ids))
+            PreparedDevice(
+                device.pool, device.device, requests, tuple(device.cdi_device_ids), share_id
+            )
         )
     return PrepareResult(devices=tuple(devices))

@@ -2,8 +2,9 @@
 
 It does what the kubelet's DRA manager does, and reports every contract violation it sees:
 - watches the registry directory for registration sockets, calls GetInfo, validates the answer
-  (type ``DRAPlugin``, the driver name, an existing endpoint, a usable and well ordered list of
-  services), picks the first service it supports and calls NotifyRegistrationStatus;
+  (type ``DRAPlugin``, a valid driver name, an existing endpoint, a usable and well ordered list
+  of services), picks the first service it supports and calls NotifyRegistrationStatus; of the
+  health services it prefers ``v1.DRAResourceHealth`` over ``v1alpha1``, as the newest kubelet;
 - prepares the allocated claims reserved for the running pods of its node, driver by driver,
   and checks the answer: every claim UID answered, per-claim errors inside the response,
   devices that belong to the claim's allocation, request names of the claim, and CDI device
@@ -24,8 +25,11 @@ from typing import Any
 
 import grpc
 
+from kubedra.api.validation.resource_common import validate_driver_name
 from kubedra.driver.cdi import CDIError, index_devices, parse_qualified_name
 from kubedra.driver.claims import base_request
+from kubedra.driver.proto import kubedra_dra_health_v1_pb2 as health_v1_pb2
+from kubedra.driver.proto import kubedra_dra_health_v1_pb2_grpc as health_v1_grpc
 from kubedra.driver.proto import kubedra_dra_health_v1alpha1_pb2 as health_pb2
 from kubedra.driver.proto import kubedra_dra_health_v1alpha1_pb2_grpc as health_grpc
 from kubedra.driver.proto import kubedra_dra_v1_pb2 as v1_pb2
@@ -37,7 +41,9 @@ from kubedra.driver.proto import kubedra_pluginregistration_v1_pb2_grpc as reg_g
 from kubedra.driver.server import (
     DRA_V1_SERVICE,
     DRA_V1BETA1_SERVICE,
+    HEALTH_V1_SERVICE,
     HEALTH_V1ALPHA1_SERVICE,
+    MAX_SOCKET_PATH,
     PLUGIN_TYPE,
 )
 from kubedra.driver.store import ClusterStore
@@ -47,6 +53,16 @@ log = logging.getLogger(__name__)
 
 KUBELET_SERVICES = (DRA_V1_SERVICE, DRA_V1BETA1_SERVICE)
 _API = {DRA_V1_SERVICE: (v1_pb2, v1_grpc), DRA_V1BETA1_SERVICE: (v1beta1_pb2, v1beta1_grpc)}
+# Most preferred first, as the kubelet's pickHealthService.
+HEALTH_SERVICES = {
+    HEALTH_V1_SERVICE: (health_v1_pb2, health_v1_grpc),
+    HEALTH_V1ALPHA1_SERVICE: (health_pb2, health_grpc),
+}
+
+
+def pick_health_service(supported: list[str]) -> str:
+    """The health service the kubelet watches: v1 when offered, else v1alpha1, else none."""
+    return next((s for s in HEALTH_SERVICES if s in supported), "")
 
 
 @dataclass(frozen=True)
@@ -75,6 +91,7 @@ class Plugin:
     channel: grpc.Channel
     stub: Any
     pb2: Any
+    health_service: str = ""
 
 
 @dataclass
@@ -212,8 +229,9 @@ class KubeletSim:
         if old is not None:
             old.channel.close()
         self.plugins[info.name] = plugin
-        if HEALTH_V1ALPHA1_SERVICE in plugin.supported:
-            self._check_health(plugin)
+        health = pick_health_service(plugin.supported)
+        if health:
+            self._check_health(plugin, health)
         log.info("registered %s at %s using %s", info.name, info.endpoint, service)
         return plugin
 
@@ -224,6 +242,9 @@ class KubeletSim:
             return f"plugin type {info.type!r} is not {PLUGIN_TYPE!r}"
         if not info.name:
             return "empty plugin name"
+        name_errors = validate_driver_name(info.name, "name")
+        if name_errors:
+            return f"invalid DRA driver name {info.name!r}: " + "; ".join(map(str, name_errors))
         if not socket.name.startswith(f"{info.name}-") or not socket.name.endswith("-reg.sock"):
             self.violate(
                 "registration",
@@ -243,16 +264,18 @@ class KubeletSim:
                 self.violate("registration", subject, f"{DRA_V1_SERVICE} must be listed first")
         elif DRA_V1_SERVICE not in versions:
             self.violate("registration", subject, f"{DRA_V1_SERVICE} is not offered")
+        if len(info.endpoint.encode()) > MAX_SOCKET_PATH:
+            return f"endpoint {info.endpoint!r} is longer than {MAX_SOCKET_PATH} bytes"
         endpoint = Path(info.endpoint)
         if not endpoint.is_absolute() or not endpoint.is_socket():
             return f"endpoint {info.endpoint!r} is not an existing Unix socket"
         return ""
 
-    def _check_health(self, plugin: Plugin) -> None:
-        stub = health_grpc.DRAResourceHealthStub(plugin.channel)
-        stream = stub.NodeWatchResources(
-            health_pb2.NodeWatchResourcesRequest(), timeout=self.call_timeout
-        )
+    def _check_health(self, plugin: Plugin, service: str) -> None:
+        pb2, pb2_grpc = HEALTH_SERVICES[service]
+        plugin.health_service = service
+        stub = pb2_grpc.DRAResourceHealthStub(plugin.channel)
+        stream = stub.NodeWatchResources(pb2.NodeWatchResourcesRequest(), timeout=self.call_timeout)
         try:
             first = next(iter(stream))
         except (grpc.RpcError, StopIteration) as error:
@@ -436,6 +459,35 @@ class KubeletSim:
         self.scan_registry()
         self.sync_pods()
 
+    def wait_for_plugins(
+        self, expected: list[str], timeout: float, interval: float = 0.05
+    ) -> list[str]:
+        """Scan the registry until every ``expected`` driver (or, with none named, any plugin)
+        is registered; returns what is still missing after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.scan_registry()
+            missing = [d for d in expected if d not in self.plugins]
+            if not expected and not self.plugins:
+                missing = ["any DRA plugin"]
+            if not missing or time.monotonic() >= deadline:
+                return missing
+            time.sleep(interval)
+
+    def wait_for_slices(self, timeout: float, interval: float = 0.05) -> list[str]:
+        """Wait until every registered driver has published ResourceSlices for this node (a
+        round before that would find no allocatable devices); returns the drivers without."""
+        deadline = time.monotonic() + timeout
+        while True:
+            missing = [
+                driver
+                for driver in sorted(self.plugins)
+                if not self.store.list_resource_slices(driver, self.node_name)
+            ]
+            if not missing or time.monotonic() >= deadline:
+                return missing
+            time.sleep(interval)
+
     def run(self, stop: threading.Event, interval: float = 1.0) -> None:
         while not stop.is_set():
             try:
@@ -466,6 +518,7 @@ class KubeletSim:
                 name: {
                     "endpoint": p.endpoint,
                     "service": p.service,
+                    "healthService": p.health_service,
                     "supportedVersions": p.supported,
                 }
                 for name, p in self.plugins.items()

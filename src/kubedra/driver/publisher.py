@@ -8,6 +8,11 @@ taken from the driver when it asks for a higher one, kept when at most one exist
 an update and nothing is added, and bumped by one otherwise, so that readers never combine
 slices of two versions of the pool. Every slice carries the Node as controlling owner.
 
+Desired pools are checked when they are given (:meth:`ResourceSlicePublisher.update`): the
+slices they become must pass kubedra's copy of the apiserver's decoding and validation, so a
+driver hears about a misspelt field at once, with the apiserver's message, instead of from a
+failing write in the background.
+
 Reconciliation is continuous: a background thread syncs on every update and every
 ``resync_interval`` seconds, which recreates slices that someone deleted (the kubelet deletes a
 node's slices when it starts) and removes obsolete ones.
@@ -15,12 +20,16 @@ node's slices when it starts) and removes obsolete ones.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubedra.api import models
+from kubedra.driver.slice_check import as_wire, as_wire_list, slice_problem
 from kubedra.driver.split import SliceContent, split_pool
 from kubedra.driver.store import ClusterStore, StoreError
 
@@ -29,13 +38,21 @@ log = logging.getLogger(__name__)
 INDEX_MIN_LENGTH = 5
 
 
+DeviceLike = dict[str, Any] | models.Device
+CounterSetLike = dict[str, Any] | models.CounterSet
+
+
 @dataclass
 class Pool:
-    """What a driver wants published for one pool."""
+    """What a driver wants published for one pool.
 
-    devices: list[dict[str, Any]] = field(default_factory=list)
-    shared_counters: list[dict[str, Any]] = field(default_factory=list)
-    node_selector: dict[str, Any] | None = None
+    Devices, counter sets and the node selector are wire dicts or the typed models of
+    :mod:`kubedra.api.models` (``Device``, ``CounterSet``, ``NodeSelector``).
+    """
+
+    devices: Sequence[DeviceLike] = field(default_factory=list)
+    shared_counters: Sequence[CounterSetLike] = field(default_factory=list)
+    node_selector: dict[str, Any] | models.NodeSelector | None = None
     all_nodes: bool = False
     per_device_node_selection: bool | None = None
     # Zero lets the publisher manage it; a higher value forces that generation.
@@ -46,7 +63,14 @@ class Pool:
     def contents(self) -> list[SliceContent]:
         if self.slices is not None:
             return self.slices
-        return split_pool(self.devices, self.shared_counters, self.per_device_node_selection)
+        devices = as_wire_list(self.devices, "devices")
+        counters = as_wire_list(self.shared_counters, "sharedCounters")
+        return split_pool(devices, counters, self.per_device_node_selection)
+
+    def wire_node_selector(self) -> dict[str, Any] | None:
+        if self.node_selector is None:
+            return None
+        return as_wire(self.node_selector, "nodeSelector")
 
 
 @dataclass
@@ -63,6 +87,43 @@ class SyncStats:
 
 class PoolError(ValueError):
     """The desired pool cannot be published as is (the driver must fix it; not retried)."""
+
+
+class PublishError(StoreError):
+    """A store call failed while publishing ``subject`` (a ResourceSlice dict or a pool name)."""
+
+    def __init__(self, subject: object, error: Exception) -> None:
+        super().__init__(str(error))
+        self.subject = subject
+        self.cause = error
+
+
+ErrorHook = Callable[[object, Exception], None]
+"""``on_error(subject, error)``: the object a background problem concerns and the reason."""
+
+
+def subject_name(subject: object) -> str:
+    """``ResourceSlice 00000-...`` for objects, the text itself for names."""
+    if isinstance(subject, dict):
+        meta = subject.get("metadata") or {}
+        return f"{subject.get('kind')} {meta.get('name') or meta.get('generateName') or ''}".strip()
+    return str(subject)
+
+
+def log_error(subject: object, error: Exception) -> None:
+    """The default error hook: one warning per problem."""
+    log.warning("publishing ResourceSlices: %s: %s", subject_name(subject), error)
+
+
+@contextlib.contextmanager
+def _about(obj: dict[str, Any]) -> Iterator[None]:
+    """Name the object a failing store call was about."""
+    try:
+        yield
+    except PublishError:
+        raise
+    except StoreError as error:
+        raise PublishError(obj, error) from error
 
 
 def validate_pool(name: str, contents: list[SliceContent]) -> None:
@@ -168,15 +229,15 @@ class ResourceSlicePublisher:
         *,
         node_uid: str | None = None,
         resync_interval: float = 5.0,
-        on_error: Callable[[Exception], None] | None = None,
+        on_error: ErrorHook | None = None,
     ) -> None:
         self.store = store
         self.driver_name = driver_name
         self.node_name = node_name
         self.node_uid = node_uid
         self.resync_interval = resync_interval
-        self.on_error = on_error or (lambda error: log.warning("publishing slices: %s", error))
-        self._last_error = ""
+        self.on_error: ErrorHook = on_error or log_error
+        self._reported: set[str] = set()
         self.stats = SyncStats()
         self._pools: dict[str, Pool] = {}
         self._lock = threading.Lock()
@@ -185,12 +246,59 @@ class ResourceSlicePublisher:
         self._thread: threading.Thread | None = None
         self.synced = threading.Event()
 
-    def update(self, pools: Mapping[str, Pool]) -> None:
-        """Replace the desired pools; the background loop publishes them soon."""
+    def update(self, pools: Mapping[str, Pool], *, check: bool = True) -> None:
+        """Replace the desired pools; the background loop publishes them soon.
+
+        Raises :class:`PoolError` (and keeps the previous pools) when a pool cannot be
+        published: the apiserver would refuse one of its slices, or the slices do not fit
+        together. ``check=False`` skips the apiserver rules (the cross-slice checks still run
+        before each sync).
+        """
+        for name, pool in pools.items():
+            self.check_pool(name, pool, apiserver=check)
         with self._lock:
             self._pools = dict(pools)
         self.synced.clear()
         self._wake.set()
+
+    def check_pool(self, name: str, pool: Pool, *, apiserver: bool = True) -> None:
+        """Raise :class:`PoolError` if ``pool`` cannot be published as is."""
+        try:
+            contents = pool.contents()
+            node_selector = pool.wire_node_selector()
+        except TypeError as error:
+            raise PoolError(f"pool {name!r}: {error}") from None
+        validate_pool(name, contents)
+        if self.node_name and (node_selector or pool.all_nodes):
+            raise PoolError(f"pool {name!r}: a node-local driver cannot set nodeSelector/allNodes")
+        if not apiserver:
+            return
+        desired_pool = {
+            "name": name,
+            "generation": max(pool.generation, 1),
+            "resourceSliceCount": len(contents),
+        }
+        length = index_length(len(contents))
+        for index, content in enumerate(contents):
+            obj = {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                # The name the apiserver would generate: the prefix and five characters.
+                "metadata": {"name": self._name_prefix(index, length) + "xxxxx"},
+                "spec": self._spec(content, desired_pool, pool),
+            }
+            problem = slice_problem(obj)
+            if problem is not None:
+                raise PoolError(f"pool {name!r}: {problem}")
+
+    def _node_subject(self) -> object:
+        if self.node_name is None:
+            return self.driver_name
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": self.node_name}}
+
+    def _name_prefix(self, index: int, length: int) -> str:
+        node_part = f"{self.node_name}-" if self.node_name else ""
+        return format(index, f"0{length}x") + f"-{self.driver_name}-{node_part}"
 
     # --- reconciliation ------------------------------------------------------------------
 
@@ -224,30 +332,34 @@ class ResourceSlicePublisher:
             pool_name = str(((obj.get("spec") or {}).get("pool") or {}).get("name", ""))
             by_pool.setdefault(pool_name, []).append(obj)
         stats = SyncStats()
-        first_error: Exception | None = None
+        first_error: StoreError | None = None
         for name in sorted(set(by_pool) | set(pools)):
             try:
                 stats.add(self._sync_pool(name, pools.get(name), by_pool.get(name, []), owner))
             except PoolError as error:
-                self._report(error)
+                self._report(name, error)
             except StoreError as error:
-                first_error = first_error or error
+                problem = error if isinstance(error, PublishError) else PublishError(name, error)
+                first_error = first_error or problem
+                self._report(problem.subject, problem)
         self.stats.add(stats)
         if first_error is not None:
             raise first_error
         return stats
 
-    def _report(self, error: Exception) -> None:
-        """Hand an error to ``on_error`` once, not on every resync while it persists."""
-        if str(error) != self._last_error:
-            self._last_error = str(error)
-            self.on_error(error)
+    def _report(self, subject: object, error: Exception) -> None:
+        """Hand a problem to ``on_error`` once, not on every resync while it persists."""
+        key = f"{subject_name(subject)}: {error}"
+        if key not in self._reported:
+            self._reported.add(key)
+            self.on_error(subject, error)
 
     def _delete(self, slices: list[dict[str, Any]]) -> int:
         deleted = 0
         for obj in slices:
             meta = obj.get("metadata") or {}
-            deleted += self.store.delete_resource_slice(str(meta.get("name")), meta.get("uid"))
+            with _about(obj):
+                deleted += self.store.delete_resource_slice(str(meta.get("name")), meta.get("uid"))
         return deleted
 
     def _sync_pool(
@@ -317,23 +429,23 @@ class ResourceSlicePublisher:
             if index not in changed and not bumped:
                 continue
             updated = {**obj, "spec": self._spec(contents[index], desired_pool, pool)}
-            self.store.update_resource_slice(updated)
+            with _about(updated):
+                self.store.update_resource_slice(updated)
             stats.updates += 1
-        prefix_tail = f"-{self.driver_name}-" + (f"{self.node_name}-" if self.node_name else "")
         for index, content in enumerate(contents):
             if index in matched:
                 continue
-            metadata: dict[str, Any] = {"generateName": format(index, f"0{length}x") + prefix_tail}
+            metadata: dict[str, Any] = {"generateName": self._name_prefix(index, length)}
             if owner:
                 metadata["ownerReferences"] = owner
-            self.store.create_resource_slice(
-                {
-                    "apiVersion": "resource.k8s.io/v1",
-                    "kind": "ResourceSlice",
-                    "metadata": metadata,
-                    "spec": self._spec(content, desired_pool, pool),
-                }
-            )
+            created = {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": metadata,
+                "spec": self._spec(content, desired_pool, pool),
+            }
+            with _about(created):
+                self.store.create_resource_slice(created)
             stats.creates += 1
         return stats
 
@@ -343,8 +455,9 @@ class ResourceSlicePublisher:
         spec: dict[str, Any] = {"driver": self.driver_name, "pool": dict(desired_pool)}
         if self.node_name:
             spec["nodeName"] = self.node_name
-        if pool.node_selector:
-            spec["nodeSelector"] = pool.node_selector
+        node_selector = pool.wire_node_selector()
+        if node_selector:
+            spec["nodeSelector"] = node_selector
         if pool.all_nodes:
             spec["allNodes"] = True
         if content.per_device_node_selection is not None:
@@ -369,10 +482,30 @@ class ResourceSlicePublisher:
             try:
                 self.sync()
                 self.synced.set()
-                self._last_error = ""
+                self._reported.clear()
+            except StoreError as error:  # reported by sync unless it came before the pools
+                if self.node_name and not self.node_uid and self._wait_for_node():
+                    continue  # the owner appeared: publish now, not at the next resync
+                if not isinstance(error, PublishError):
+                    self._report(self._node_subject(), error)
             except Exception as error:  # keep reconciling; the next round retries
-                self._report(error)
+                self._report(self._node_subject(), error)
             self._wake.wait(self.resync_interval)
+
+    def _wait_for_node(self) -> bool:
+        """Watch for the owning Node for up to one resync interval; True once it exists."""
+        assert self.node_name is not None
+        deadline = time.monotonic() + self.resync_interval
+        while not self._stop.is_set() and not self._wake.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            try:
+                if self.store.wait_for_node(self.node_name, min(remaining, 0.5)):
+                    return True
+            except Exception:  # reported by the caller as the sync's error
+                return False
+        return False
 
     def stop(self) -> None:
         """Stop reconciling; published slices stay (a restarting driver takes them over)."""

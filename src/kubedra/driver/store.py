@@ -35,6 +35,11 @@ class ClusterStore(Protocol):
 
     def get_node_uid(self, name: str) -> str | None: ...
 
+    def wait_for_node(self, name: str, timeout: float) -> bool:
+        """Return True as soon as the Node exists, False after ``timeout`` seconds without it
+        (a watch, so that a publisher waiting for its owner publishes the moment it appears)."""
+        ...
+
     def register_node(self, name: str) -> str:
         """The UID of the Node, creating it where the store plays the kubelet's part."""
         ...
@@ -71,6 +76,9 @@ class DetachedStore:
     def get_node_uid(self, name: str) -> str | None:
         raise self._fail()
 
+    def wait_for_node(self, name: str, timeout: float) -> bool:
+        raise self._fail()
+
     def register_node(self, name: str) -> str:
         raise self._fail()
 
@@ -98,7 +106,9 @@ def open_store(
     if cluster_dir is not None:
         from kubedra.driver.store_dir import ClusterDirectory
 
-        return ClusterDirectory(cluster_dir)
+        directory = ClusterDirectory(cluster_dir)
+        directory.remove_stale_temp_files()
+        return directory
     from kubedra.driver.store_kube import KubernetesStore
 
     return KubernetesStore.from_config(kubeconfig, in_cluster=in_cluster)

@@ -9,9 +9,16 @@ Layout (``<plural>`` is the lower-case plural of the kind)::
     <root>/pods/<namespace>/<name>.yaml
 
 Writers replace a file in one rename, so a reader never sees half an object; temporary files
-start with a dot and end in ``.tmp``. Readers accept ``.yaml``, ``.yml`` and ``.json``. The store
-plays the apiserver's part for the fields it owns: ``uid``, ``resourceVersion`` (increasing),
-``creationTimestamp`` and names from ``generateName``.
+start with a dot and end in ``.tmp`` (leftovers of killed writers older than
+``STALE_TEMP_AGE`` seconds are removed when a store opens the directory). Readers accept
+``.yaml``, ``.yml`` and ``.json`` and parse them as kubectl does, through :mod:`kubedra.api.io`
+(YAML 1.1 scalars, timestamps stay strings). The store plays the apiserver's part for the fields
+it owns: ``uid``, ``resourceVersion`` (increasing), ``creationTimestamp`` and names from
+``generateName``.
+
+Names and namespaces become file names, so they must be what the apiserver allows (DNS
+subdomains and DNS labels); a write whose directory leads out of the cluster directory
+(a symbolic link) is refused.
 """
 
 from __future__ import annotations
@@ -26,15 +33,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubedra.api.io import yaml_emit
-from kubedra.driver.files import remove_file, write_atomic
+from kubedra.api.io.reading import LoadError, parse_json, parse_yaml
+from kubedra.api.naming import is_dns1123_label, is_dns1123_subdomain
+from kubedra.driver.files import (
+    OutsideRootError,
+    ensure_inside,
+    remove_file,
+    remove_stale_temp_files,
+    write_atomic,
+)
 from kubedra.driver.store import StoreError
+from kubedra.gofmt import quote
 
 log = logging.getLogger(__name__)
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 API_VERSIONS = {
     "ResourceSlice": "resource.k8s.io/v1",
@@ -50,6 +62,9 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 # The apiserver's generateName: at most 58 characters of prefix plus 5 random ones.
 _GENERATED_SUFFIX_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATE_PREFIX = 58
+# Writes finish in milliseconds; a temporary file this old belongs to a killed writer.
+STALE_TEMP_AGE = 30.0
+NODE_POLL_INTERVAL = 0.05
 
 
 def _copy(obj: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -71,15 +86,33 @@ class ClusterDirectory:
         self._lock = threading.Lock()
         self._last_version = 0
 
+    def remove_stale_temp_files(self, min_age: float = STALE_TEMP_AGE) -> list[Path]:
+        """Remove the temporary files that killed writers left (older than ``min_age``: other
+        processes may be writing into the same directory right now)."""
+        removed = remove_stale_temp_files(self.root, min_age=min_age, recursive=True)
+        for path in removed:
+            log.info("removed stale temporary file %s", path)
+        return removed
+
     # --- generic object access -------------------------------------------------------------
 
     def object_path(self, kind: str, name: str, namespace: str | None = None) -> Path:
-        if not name or "/" in name or name.startswith("."):
-            raise StoreError(f"{kind} name {name!r} cannot be stored as a file name")
+        """Where the object lives; names and namespaces that are not valid Kubernetes names
+        (and so could leave the directory, like ``..`` or ``/etc``) are refused."""
+        problems = [f"metadata.name: Invalid value: {quote(name)}: {m}" for m in _name_checks(name)]
         base = self.root / plural(kind)
         if kind in NAMESPACED:
-            return base / (namespace or "default") / f"{name}.yaml"
-        return base / f"{name}.yaml"
+            namespace = namespace or "default"
+            problems += [
+                f"metadata.namespace: Invalid value: {quote(namespace)}: {m}"
+                for m in is_dns1123_label(namespace)
+            ]
+            path = base / namespace / f"{name}.yaml"
+        else:
+            path = base / f"{name}.yaml"
+        if problems:
+            raise StoreError(f"{kind} cannot be stored: {'; '.join(problems)}")
+        return path
 
     def _read(self, path: Path) -> dict[str, Any] | None:
         try:
@@ -92,17 +125,7 @@ class ClusterDirectory:
             cached = self._cache.get(path)
             if cached and cached[0] == key:
                 return _copy(cached[1])
-        try:
-            text = path.read_text()
-            obj = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_Loader)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, yaml.YAMLError) as error:
-            log.warning("skipping unreadable manifest %s: %s", path, error)
-            obj = None
-        if obj is not None and not isinstance(obj, dict):
-            log.warning("skipping %s: a manifest must hold one object", path)
-            obj = None
+        obj = _parse_manifest(path)
         with self._lock:
             self._cache[path] = (key, obj)
         return _copy(obj)
@@ -155,7 +178,11 @@ class ClusterDirectory:
             "creationTimestamp", datetime.now(UTC).replace(microsecond=0).isoformat()[:-6] + "Z"
         )
         meta["resourceVersion"] = self._next_version()
-        path = self.object_path(str(kind), meta["name"], meta.get("namespace"))
+        path = self.object_path(str(kind), str(meta["name"]), meta.get("namespace"))
+        try:
+            ensure_inside(path, self.root)
+        except OutsideRootError as error:
+            raise StoreError(f"{kind} {meta['name']}: {error}") from error
         write_atomic(path, yaml_emit.dump(stored), durable=False)
         stat = path.stat()
         with self._lock:  # our own write needs no parsing when it is read back
@@ -216,6 +243,17 @@ class ClusterDirectory:
         node = self.get("Node", name)
         return None if node is None else (node.get("metadata") or {}).get("uid")
 
+    def wait_for_node(self, name: str, timeout: float) -> bool:
+        """Return as soon as the Node exists (True) or after ``timeout`` seconds (False)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.get_node_uid(name):
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            time.sleep(min(NODE_POLL_INTERVAL, remaining))
+
     def register_node(self, name: str) -> str:
         """Create the Node object unless it exists, as a kubelet does; returns its UID."""
         uid = self.get_node_uid(name)
@@ -230,3 +268,30 @@ class ClusterDirectory:
     def list_pods(self, node_name: str) -> list[dict[str, Any]]:
         pods = self.list_objects("Pod")
         return [p for p in pods if (p.get("spec") or {}).get("nodeName") == node_name]
+
+
+def _name_checks(name: str) -> tuple[str, ...]:
+    return ("must be non-empty",) if not name else is_dns1123_subdomain(name)
+
+
+def _parse_manifest(path: Path) -> dict[str, Any] | None:
+    """The one object of a manifest file, read as kubectl reads it; None when unreadable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        log.warning("skipping unreadable manifest %s: %s", path, error)
+        return None
+    parse = parse_json if path.suffix == ".json" else parse_yaml
+    documents = list(parse(text, str(path)))
+    if len(documents) == 1 and not isinstance(documents[0], LoadError):
+        content = documents[0].content
+        if isinstance(content, dict):
+            return content
+    for document in documents:
+        if isinstance(document, LoadError):
+            log.warning("skipping unreadable manifest %s: %s", path, document.message)
+            return None
+    log.warning("skipping %s: a manifest must hold one object", path)
+    return None

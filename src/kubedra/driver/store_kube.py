@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kubernetes import client, config
+from kubernetes import client, config, watch
 from kubernetes.client.exceptions import ApiException
 
 from kubedra.driver.store import StoreError
@@ -108,6 +108,24 @@ class KubernetesStore:
                 return None
             raise _store_error(f"read Node {name}", error) from error
         return str(node.metadata.uid)
+
+    def wait_for_node(self, name: str, timeout: float) -> bool:
+        if self.get_node_uid(name):
+            return True
+        watcher = watch.Watch()
+        try:
+            for event in watcher.stream(
+                self.core.list_node,
+                field_selector=f"metadata.name={name}",
+                timeout_seconds=max(1, int(timeout)),
+            ):
+                if event.get("type") in ("ADDED", "MODIFIED"):
+                    return True
+        except ApiException as error:
+            raise _store_error(f"watch Node {name}", error) from error
+        finally:
+            watcher.stop()
+        return False
 
     def register_node(self, name: str) -> str:
         """A live cluster's Nodes are registered by real kubelets; this only looks it up."""

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from kubedra.driver.cdi import ContainerEdits
 
 
 @dataclass(frozen=True)
@@ -41,16 +44,44 @@ class AllocatedDevice:
     device: str
     admin_access: bool = False
     configs: tuple[OpaqueConfig, ...] = ()
+    # The result's shareID: set when the device has consumable capacity and several claims
+    # (or requests) hold shares of it; the driver returns it in its PreparedDevice.
+    share_id: str | None = None
 
     @property
     def effective_config(self) -> Any:
         """The parameters of the config that wins, or None when no config applies."""
         return self.configs[-1].parameters if self.configs else None
 
+    def prepared(
+        self,
+        cdi_device_ids: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        edits: ContainerEdits | None = None,
+    ) -> PreparedDevice:
+        """The common answer for this device: its pool, name and request, with CDI device IDs.
+
+        With ``env`` (or ``edits``), the kit writes the claim's CDI spec itself (one per claim,
+        removed again by the default ``unprepare``) and adds the device's CDI ID.
+        """
+        if env:
+            base = edits or ContainerEdits()
+            extra = [f"{name}={value}" for name, value in env.items()]
+            edits = replace(base, env=[*base.env, *extra])
+        return PreparedDevice(
+            pool=self.pool,
+            device=self.device,
+            requests=(self.request,),
+            cdi_device_ids=tuple(cdi_device_ids),
+            share_id=self.share_id,
+            edits=edits,
+        )
+
 
 @dataclass(frozen=True)
 class PrepareClaim:
-    """An allocated claim handed to :meth:`DRADriver.prepare`: the object plus its devices."""
+    """An allocated claim handed to :meth:`Driver.prepare`: the object plus its devices."""
 
     ref: ClaimRef
     claim: dict[str, Any]
@@ -65,14 +96,20 @@ class PreparedDevice:
     device: str
     requests: tuple[str, ...] = ()
     cdi_device_ids: tuple[str, ...] = ()
+    share_id: str | None = None
+    # Container edits the kit turns into a CDI device of the claim's spec (not checkpointed).
+    edits: ContainerEdits | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "pool": self.pool,
             "device": self.device,
             "requests": list(self.requests),
             "cdiDeviceIDs": list(self.cdi_device_ids),
         }
+        if self.share_id is not None:
+            data["shareID"] = self.share_id
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PreparedDevice:
@@ -81,6 +118,7 @@ class PreparedDevice:
             device=str(data["device"]),
             requests=tuple(data.get("requests") or ()),
             cdi_device_ids=tuple(data.get("cdiDeviceIDs") or ()),
+            share_id=None if data.get("shareID") is None else str(data["shareID"]),
         )
 
 
@@ -101,3 +139,4 @@ class DeviceHealth:
     health: str = "Healthy"  # "Healthy", "Unhealthy" or "Unknown"
     last_updated: int = 0  # Unix seconds; 0 means unknown
     timeout_seconds: int = 0  # 0: the kubelet's default applies
+    message: str = ""  # optional human-readable detail

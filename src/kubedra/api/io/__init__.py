@@ -17,6 +17,7 @@ from kubedra.api.io.decoding import (
     SUPPORTED_KINDS,
     DecodeError,
     LoadedObject,
+    UnmodeledObject,
     decode,
     decode_document,
 )
@@ -35,12 +36,17 @@ from kubedra.api.io.writing import dump_json, dump_yaml, to_clean_wire
 class LoadResult:
     """What was read, in input order: objects that loaded and errors that stopped the others."""
 
-    entries: list[LoadedObject | LoadError] = field(default_factory=list)
+    entries: list[LoadedObject | UnmodeledObject | LoadError] = field(default_factory=list)
     files: int = 0
 
     @property
     def objects(self) -> list[LoadedObject]:
         return [entry for entry in self.entries if isinstance(entry, LoadedObject)]
+
+    @property
+    def unmodeled(self) -> list[UnmodeledObject]:
+        """Objects of kinds without a model (workloads, Services, ...), kept as read."""
+        return [entry for entry in self.entries if isinstance(entry, UnmodeledObject)]
 
     @property
     def errors(self) -> list[LoadError]:
@@ -88,6 +94,7 @@ __all__ = [
     "LoadResult",
     "LoadedObject",
     "RawDocument",
+    "UnmodeledObject",
     "decode",
     "dump_json",
     "dump_yaml",

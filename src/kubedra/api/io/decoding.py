@@ -51,7 +51,32 @@ class LoadedObject:
         return where if self.item is None else f"{where}, items[{self.item}]"
 
 
-def decode_document(raw: RawDocument) -> Iterator[LoadedObject | LoadError]:
+@dataclass(frozen=True)
+class UnmodeledObject:
+    """An object of a kind kubedra has no model for (a Deployment, a Service, ...), kept as read.
+
+    Workloads among them are checked through their pod templates (:mod:`kubedra.api.workloads`);
+    the others are reported as skipped. Unknown versions of ``resource.k8s.io`` kinds are
+    errors instead, since they are most likely typos in a DRA manifest.
+    """
+
+    source: str
+    document: int
+    item: int | None
+    api_version: str
+    kind: str
+    content: dict[str, Any]
+
+    def location(self) -> str:
+        where = f"{self.source}: document {self.document}"
+        return where if self.item is None else f"{where}, items[{self.item}]"
+
+
+STRICT_GROUPS = frozenset({"resource.k8s.io"})
+"""Groups whose unknown kinds and versions are errors rather than skipped objects."""
+
+
+def decode_document(raw: RawDocument) -> Iterator[LoadedObject | UnmodeledObject | LoadError]:
     """The objects of one document (several for a list), or the errors that stop them."""
     content = raw.content
     if not isinstance(content, dict):
@@ -60,22 +85,34 @@ def decode_document(raw: RawDocument) -> Iterator[LoadedObject | LoadError]:
         )
         return
     api_version, kind = content.get("apiVersion"), content.get("kind")
-    if isinstance(api_version, str) and isinstance(kind, str) and _is_list_kind(api_version, kind):
+    if (
+        isinstance(api_version, str)
+        and isinstance(kind, str)
+        and _is_list_kind(api_version, kind, content)
+    ):
         yield from _decode_list(raw, api_version, kind)
         return
     yield _decode_object(raw.source, raw.document, None, content)
 
 
-def _is_list_kind(api_version: str, kind: str) -> bool:
-    """``v1 List`` or ``<Kind>List`` of a supported kind."""
+def _is_list_kind(api_version: str, kind: str, content: dict[Any, Any]) -> bool:
+    """``v1 List``, ``<Kind>List`` of a supported kind, or of any other kind with ``items``."""
     if kind == "List":
         return True
-    return kind.endswith("List") and (api_version, kind.removesuffix("List")) in SUPPORTED_KINDS
+    if not kind.endswith("List"):
+        return False
+    if (api_version, kind.removesuffix("List")) in SUPPORTED_KINDS:
+        return True
+    return _group(api_version) not in STRICT_GROUPS and isinstance(content.get("items"), list)
+
+
+def _group(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
 
 
 def _decode_list(
     raw: RawDocument, api_version: str, kind: str
-) -> Iterator[LoadedObject | LoadError]:
+) -> Iterator[LoadedObject | UnmodeledObject | LoadError]:
     items = raw.content.get("items")
     if items is None:
         return
@@ -97,12 +134,14 @@ def _decode_list(
 
 def _decode_object(
     source: str, document: int, item: int | None, content: dict[Any, Any]
-) -> LoadedObject | LoadError:
+) -> LoadedObject | UnmodeledObject | LoadError:
     api_version, kind = content.get("apiVersion"), content.get("kind")
     problem = _type_meta_problem(api_version, kind)
     if problem is not None:
         return LoadError(source, document, problem, item)
     assert isinstance(api_version, str) and isinstance(kind, str)
+    if (api_version, kind) not in SUPPORTED_KINDS:
+        return UnmodeledObject(source, document, item, api_version, kind, content)
     try:
         wire = decode(content)
     except DecodeError as error:
@@ -117,7 +156,8 @@ def _type_meta_problem(api_version: Any, kind: Any) -> str | None:
     for name, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str):
             return f"{name} must be a string, not {_json_type(value)}"
-    if (api_version, kind) not in SUPPORTED_KINDS:
+    group = _group(api_version)
+    if (api_version, kind) not in SUPPORTED_KINDS and group in STRICT_GROUPS:
         return f'no matches for kind "{kind}" in version "{api_version}"'
     return None
 

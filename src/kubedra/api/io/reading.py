@@ -65,17 +65,51 @@ ManifestLoader.yaml_implicit_resolvers = {
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
 }
 
-_YAML_1_1_SCALAR = (
-    r"[ \t]*(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7_]+|[-+]?0b[01_]+"
-    r"|[-+]?[0-9]+_[0-9_]*(?:\.[0-9_]*)?)[ \t]*(?:[,\]}#\r\n]|$)"
+_YAML_1_1_WORDS = (
+    r"(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7_]+|[-+]?0b[01_]+"
+    r"|[-+]?(?=[0-9._eE+-]*_)[0-9._]+(?:[eE][-+]?[0-9_]+)?)"
 )
+_YAML_1_1_SCALAR = r"[ \t]*" + _YAML_1_1_WORDS + r"[ \t]*(?:[,\]}#\r\n:]|$)"
 _YAML_1_1_ONLY = [
     re.compile(re.escape(context) + _YAML_1_1_SCALAR)
     for context in (": ", ":\t", "- ", "-\t", "[", "{", ",")
 ]
 """Plain scalars that YAML 1.1 (PyYAML, and Kubernetes' YAML library) reads differently from
-YAML 1.2: y/n/yes/no/on/off booleans, 0-prefixed octal, binary and underscored numbers. One
-pattern per leading context because a literal prefix lets the regex engine skip ahead fast."""
+YAML 1.2: y/n/yes/no/on/off booleans, 0-prefixed octal, binary and underscored numbers
+(``yaml_rs`` reads an underscore anywhere in a number, even ``_0`` or ``._5``, which YAML 1.1
+keeps as strings), as values or flow keys. One pattern per leading context because a literal
+prefix lets the regex engine skip ahead fast. Block keys are checked by
+:func:`_has_underscore_number`."""
+
+_NUMBER_CHARS = frozenset("0123456789._eE+-")
+_UNDERSCORE_NUMBER = re.compile(r"[-+]?(?=[^eE]*[0-9])[0-9._]+(?:[eE][-+]?[0-9_]+)?")
+_TOKEN_BEFORE = frozenset(" \t\r\n[{,:")
+_TOKEN_AFTER = frozenset(",]}#\r\n:")
+
+
+def _has_underscore_number(text: str) -> bool:
+    """Whether a plain scalar anywhere (a block key too) is a number with an underscore.
+
+    Scanning from each underscore is far quicker than a line-anchored pattern, and most
+    manifests have few underscores (or none).
+    """
+    position = text.find("_")
+    while position != -1:
+        start, end = position, position + 1
+        while start > 0 and text[start - 1] in _NUMBER_CHARS:
+            start -= 1
+        while end < len(text) and text[end] in _NUMBER_CHARS:
+            end += 1
+        after = end
+        while after < len(text) and text[after] in " \t":
+            after += 1
+        before_ok = start == 0 or text[start - 1] in _TOKEN_BEFORE
+        after_ok = after == len(text) or text[after] in _TOKEN_AFTER
+        if before_ok and after_ok and _UNDERSCORE_NUMBER.fullmatch(text, start, end):
+            return True
+        position = text.find("_", end)
+    return False
+
 
 FAST_PATH_MAX_LINE = 1000
 """Block nesting needs indentation or a ``- `` per level, so lines of at most this length keep
@@ -233,7 +267,7 @@ def _parse_fast(text: str) -> list[Any] | None:
     """The documents, or None when the fast parser must not or cannot read the text."""
     if "<<" in text or ("*" in text and _ALIAS.search(text)) or ("!" in text and _TAG.search(text)):
         return None  # merge keys, aliases and tags: PyYAML's handling is the reference
-    if any(pattern.search(text) for pattern in _YAML_1_1_ONLY):
+    if any(pattern.search(text) for pattern in _YAML_1_1_ONLY) or _has_underscore_number(text):
         return None
     if max(map(len, text.split("\n"))) > FAST_PATH_MAX_LINE:
         return None  # possibly deep block nesting, which overflows the fast parser's stack

@@ -9,7 +9,7 @@ cudaDriverVersion comes from NVML's integer (``12040`` -> ``"12.4"`` -> ``"12.4.
 
 Whole GPUs only: MIG devices are not enumerated. Absent-safe: without the package, the
 library or a GPU, :func:`discover` returns no devices and says why.
-``python -m kubedra.driver.nvidia`` prints the devices as ResourceSlice YAML.
+``python -m kubedra.drivers.nvidia`` prints the devices as ResourceSlice YAML.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from typing import Any
 
 import yaml
 
-from kubedra.driver.split import split_pool
-from kubedra.driver.units import binary_quantity
+from kubedra.driver import binary_quantity, split_pool
 
 DRIVER_NAME = "gpu.nvidia.com"
 _SEMVER = re.compile(
@@ -229,7 +228,7 @@ def resource_slices(node_name: str, gpus: list[GpuInfo]) -> list[dict[str, Any]]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m kubedra.driver.nvidia",
+        prog="python -m kubedra.drivers.nvidia",
         description="Print the NVIDIA GPUs of this machine as ResourceSlice YAML.",
     )
     parser.add_argument("--node-name", default=socket.gethostname())

@@ -1,4 +1,4 @@
-"""An example DRA driver for fake GPUs (driver ``gpu.example.com``).
+"""An example DRA driver for fake GPUs (driver ``gpu.example.com``), built on the driver kit.
 
 It publishes ``--gpus`` devices with model, uuid, index, driverVersion and memory; in the
 partitionable mode each GPU also offers ``--partitions`` equal partitions that share the GPU's
@@ -19,26 +19,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kubedra.driver.cdi import (
+from kubedra.driver import (
+    AllocatedDevice,
     CDIDevice,
     CDIError,
     CDISpec,
     CDIWriter,
-    ContainerEdits,
-    load_spec_file,
-    qualified_name,
-)
-from kubedra.driver.driver_api import DRADriver
-from kubedra.driver.publisher import Pool
-from kubedra.driver.types import (
-    AllocatedDevice,
     ClaimRef,
+    ContainerEdits,
     DeviceHealth,
+    Driver,
+    Pool,
     PrepareClaim,
     PreparedDevice,
     PrepareResult,
+    binary_quantity,
+    load_spec_file,
+    parse_bytes,
+    qualified_name,
 )
-from kubedra.driver.units import binary_quantity, parse_bytes
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +114,11 @@ class FakeGpu:
     driver_version: str
 
 
-class ExampleGpuDriver(DRADriver):
+class ExampleGpuDriver(Driver):
     """Fake GPUs on one node."""
+
+    name = DRIVER_NAME
+    cdi_class = CDI_CLASS
 
     def __init__(
         self,
@@ -129,13 +131,11 @@ class ExampleGpuDriver(DRADriver):
         driver_version: str = "1.0.0",
         partitions: int = 0,
         health_interval: float = 10.0,
-        test_prepare_delay: float = 0.0,
     ) -> None:
         self.node_name = node_name
-        self.cdi = CDIWriter(cdi_dir)
+        self.cdi_dir = cdi_dir
         self.partitions = partitions
         self.health_interval = health_interval
-        self.test_prepare_delay = test_prepare_delay
         size = parse_bytes(memory)
         if partitions and size % partitions:
             raise ValueError(f"memory {memory} does not split into {partitions} equal partitions")
@@ -150,6 +150,10 @@ class ExampleGpuDriver(DRADriver):
             for i in range(gpus)
         ]
         self.devices = {d["name"]: d for d in self._devices()}
+
+    @property
+    def cdi(self) -> CDIWriter:
+        return self.cdi_writer()
 
     # --- publishing ----------------------------------------------------------------------
 
@@ -286,9 +290,6 @@ class ExampleGpuDriver(DRADriver):
                 results[claim.ref.uid] = self._prepare_one(claim)
             except (ConfigError, ValueError, OSError) as error:
                 results[claim.ref.uid] = error
-            if self.test_prepare_delay:
-                # Test hook: widens the window in which a test kills the driver mid-prepare.
-                time.sleep(self.test_prepare_delay)
         return results
 
     def unprepare(self, claims: Sequence[ClaimRef]) -> Mapping[str, Exception | None]:
@@ -297,9 +298,12 @@ class ExampleGpuDriver(DRADriver):
             try:
                 self.cdi.remove(CDI_VENDOR, CDI_CLASS, ref.uid)
                 results[ref.uid] = None
-            except OSError as error:
+            except (OSError, ValueError) as error:
                 results[ref.uid] = error
         return results
+
+    def remove_stale_files(self) -> None:
+        self.cdi.remove_stale_temp_files(CDI_VENDOR, CDI_CLASS)
 
     def still_prepared(self, claim: PrepareClaim, devices: Sequence[str]) -> bool:
         # The CDI directory is often a tmpfs: after a reboot the spec must be written again.

@@ -1,0 +1,1 @@
+"""Drivers built on the driver kit (:mod:`kubedra.driver`): applications, not part of the kit."""
