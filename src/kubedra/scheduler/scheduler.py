@@ -27,6 +27,7 @@ from kubedra.cluster.events import Event
 from kubedra.cluster.kinds import CREATION_ORDER
 from kubedra.cluster.store import Store, StoreError
 from kubedra.scheduler import plugins as P
+from kubedra.scheduler.defaultpreemption import DefaultPreemption
 from kubedra.scheduler.dynamicresources import (
     BindError,
     CycleState,
@@ -37,7 +38,6 @@ from kubedra.scheduler.dynamicresources import (
 from kubedra.scheduler.evaluations import Evaluation, ShapeTable
 from kubedra.scheduler.messages import NO_NODES, fit_error
 from kubedra.scheduler.nodeinfo import NodeList, NodeState, PodEntry
-from kubedra.scheduler.preemption import preempt
 from kubedra.scheduler.queue import QueuedPod, SchedulingQueue
 from kubedra.scheduler.resources import CPU, MEMORY, QuantityCache, Resources, pod_requests
 from kubedra.scheduler.status import (
@@ -174,6 +174,7 @@ class Scheduler:
             for obj in store.list(kind):
                 self._on_event(Event("ADDED", kind, obj, None))
         store.subscribe(self._on_event)
+        self.preemption = DefaultPreemption(self)
 
     # --- time -----------------------------------------------------------------------------------
 
@@ -485,6 +486,7 @@ class Scheduler:
 
     def _cycle(self, pod: dict[str, Any], entry: QueuedPod) -> Decision:
         key = entry.key
+        self.preemption.before_cycle(key)
         decision = Decision(pod=key, node=None, result="Unschedulable", time=self.clock.now())
         cycle, status = self.prepare(pod)
         first_fit = self.config.policy == "first-fit"
@@ -769,7 +771,7 @@ class Scheduler:
     ) -> tuple[str, str | None]:
         """DynamicResources, then DefaultPreemption: the message and the nominated node."""
         dra = self.dra.post_filter(cycle.dra, cycle.pod)
-        outcome = preempt(self, cycle, statuses, nodes)
+        outcome = self.preemption.preempt(cycle, statuses, nodes)
         if outcome.node is not None:
             return "", outcome.node
         return f"{dra}, {outcome.message}", None
