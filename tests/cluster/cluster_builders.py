@@ -7,12 +7,12 @@ from typing import Any
 DRIVER = "gpu.example.com"
 
 
-def node(name: str, **spec: Any) -> dict[str, Any]:
+def node(name: str, pods: int = 110, **spec: Any) -> dict[str, Any]:
     obj: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-        "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
+        "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": str(pods)}},
     }
     if spec:
         obj["spec"] = spec

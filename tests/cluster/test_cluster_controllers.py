@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from cluster_builders import claim, device_class, gpu_slice, node, pod, taint_rule, template
 from standin_scheduler import StandInScheduler
 
@@ -12,8 +13,19 @@ from kubedra.cluster.claimcontroller import generate_name
 from kubedra.cluster.simulation import Simulation
 
 
+@pytest.fixture(params=["stand-in", "kube-scheduler"], autouse=True)
+def scheduler_kind(request: pytest.FixtureRequest) -> str:
+    """Every test runs with the trivial stand-in and with kubedra.scheduler."""
+    SCHEDULER[0] = request.param
+    return str(request.param)
+
+
+SCHEDULER = ["stand-in"]
+
+
 def simulate(*objects: dict[str, Any], seed: int | None = None) -> Simulation:
-    sim = Simulation(scheduler_factory=StandInScheduler, seed=seed)
+    factory = StandInScheduler if SCHEDULER[0] == "stand-in" else None
+    sim = Simulation(scheduler_factory=factory, seed=seed)
     assert sim.load(objects) == []
     sim.run()
     return sim

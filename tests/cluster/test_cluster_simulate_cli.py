@@ -29,7 +29,10 @@ def test_gpu_demo_binds_gpu_b_and_says_why() -> None:
     lines = [line.rstrip() for line in out.stdout.splitlines()]
     assert lines[0] == "1 pod(s) on 3 node(s): 1 placed, 0 pending"
     assert lines[2].split() == ["default/training", "worker-2", "Running", "training-gpu"]
-    assert "default/training-gpu  gpu      gpu.example.com/worker-2/gpu-b  training" in lines
+    claim_rows = [line.split() for line in lines if line.startswith("default/training-gpu")]
+    assert claim_rows == [
+        ["default/training-gpu", "gpu", "gpu.example.com/worker-2/gpu-b", "memory=24Gi", "training"]
+    ]
     devices = {line.split()[0]: line.split()[1:] for line in lines if "/worker-" in line}
     assert " ".join(devices["gpu.example.com/worker-1/gpu-a"]) == (
         "worker-1 8Gi no (request selector false)"

@@ -151,11 +151,19 @@ def test_binding_timeout() -> None:
     run(scheduler)
     wakeup = scheduler.next_wakeup()
     assert wakeup is not None
-    scheduler.clock.advance_to(wakeup)
-    scheduler.clock.advance(1)
-    decision = run(scheduler)[0]
-    assert decision.result == "Error"
-    assert decision.message == 'running PreBind plugin "DynamicResources": claim c1 binding timeout'
+    scheduler.clock.advance_to(wakeup)  # exactly at the deadline, as the simulation does
+    timed_out, retried, again = run(scheduler, limit=3)
+    assert timed_out.result == "Error"
+    assert timed_out.message == (
+        'running PreBind plugin "DynamicResources": claim c1 binding timeout'
+    )
+    # The retry must see the timed-out allocation as unusable and deallocate it.
+    assert retried.result == "Unschedulable"
+    assert retried.message is not None
+    assert "1 resourceclaim not available on the node. deallocation of ResourceClaim" in (
+        retried.message
+    )
+    assert again.result == "WaitingForBinding"
 
 
 def test_extended_resource_backed_by_dra() -> None:

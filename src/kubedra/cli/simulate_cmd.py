@@ -126,11 +126,17 @@ def simulate(
         raise typer.Exit(EXIT_BAD_INPUT)
 
     out = _console(output)
-    _run_with_progress(sim, out)
+    first_until = None
+    if steps:
+        from datetime import timedelta
+
+        first_until = sim.clock.now() + timedelta(seconds=steps[0].after)
+    _run_with_progress(sim, out, first_until)
     texty = output in (Output.TEXT, Output.WIDE)
     if texty:
         _print_summary(sim, out, wide=output is Output.WIDE)
     from kubedra.cluster.changes import describe
+    from kubedra.cluster.clock import START
     from kubedra.cluster.store import StoreError
 
     for step in steps:
@@ -145,10 +151,13 @@ def simulate(
             err.print(f"error: step {step.index + 1} ({step.description}): {error}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         if texty:
-            elapsed = (sim.clock.now() - _start(sim)).total_seconds()
-            out.print(f"\n[bold]Step {step.index + 1}[/] (t=+{elapsed:g}s): {step.description}")
+            at = ((result.time or sim.clock.now()) - START).total_seconds()
+            out.print(f"\n[bold]Step {step.index + 1}[/] (t=+{at:g}s): {step.description}")
             for line in describe(result.events) or ["nothing changed"]:
                 out.print(f"  {line}", markup=False)
+            moved = (sim.clock.now() - START).total_seconds()
+            if moved != at:
+                out.print(f"  (the clock moved on to t=+{moved:g}s)")
     if steps and texty:
         out.print("\n[bold]After the timeline[/]")
         _print_summary(sim, out, wide=output is Output.WIDE)
@@ -163,12 +172,6 @@ def simulate(
     raise typer.Exit(EXIT_PENDING if _pending(sim) else EXIT_PLACED)
 
 
-def _start(sim: Simulation) -> Any:
-    from kubedra.cluster.clock import START
-
-    return START
-
-
 def _console(output: Output) -> Console:
     from rich.console import Console
 
@@ -177,10 +180,10 @@ def _console(output: Output) -> Console:
     return Console(highlight=False, width=240, soft_wrap=False)
 
 
-def _run_with_progress(sim: Simulation, out: Console) -> None:
+def _run_with_progress(sim: Simulation, out: Console, until: Any) -> None:
     """Run; a progress bar appears (on a terminal only) when the run takes a moment."""
     if not sys.stderr.isatty():
-        sim.run()
+        sim.run(until=until)
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -202,7 +205,7 @@ def _run_with_progress(sim: Simulation, out: Console) -> None:
         progress.update(state["task"], completed=min(len(sim.scheduler.decisions), total))
 
     try:
-        sim.run(on_cycle)
+        sim.run(on_cycle, until)
     finally:
         if "progress" in state:
             state["progress"].stop()
@@ -217,18 +220,24 @@ def _pending(sim: Simulation) -> list[dict[str, Any]]:
     ]
 
 
-def _reason(pod: dict[str, Any]) -> str:
+def _reason(sim: Simulation, pod: dict[str, Any]) -> str:
     for condition in (pod.get("status") or {}).get("conditions") or []:
         if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
             return str(condition.get("message") or condition.get("reason") or "")
-    return "waiting"
+    meta = pod["metadata"]
+    decision = getattr(sim.scheduler, "last_decision", {}).get(
+        f"{meta['namespace']}/{meta['name']}"
+    )
+    if decision is not None and getattr(decision, "result", None) == "WaitingForBinding":
+        return f"waiting in PreBind for the devices' binding conditions (node {decision.node})"
+    return "waiting to be scheduled"
 
 
 def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
     from rich.table import Table
 
     from kubedra.cluster.podclaims import pod_claim_names
-    from kubedra.cluster.report import request_reports
+    from kubedra.cluster.report import MatchedValues, request_reports
 
     pods = sim.store.list("Pod")
     nodes = sim.store.list("Node")
@@ -257,7 +266,8 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
         out.print(f"... and {len(pods) - 200} more pods (-o wide shows all)")
 
     claims_table = Table(box=None, header_style="bold", pad_edge=False, title_justify="left")
-    columns = ["CLAIM", "REQUEST", "DEVICE", "RESERVED FOR"]
+    matched = MatchedValues(sim.store)
+    columns = ["CLAIM", "REQUEST", "DEVICE", "MATCHED ON", "RESERVED FOR"]
     if wide:
         columns.append("NODE SELECTOR")
     for column in columns:
@@ -276,10 +286,12 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
                 if result.get("device")
                 else "(not allocated)"
             )
+            why = matched.describe(claim, result) if result.get("device") else ""
             row = [
                 f"{meta['namespace']}/{meta['name']}",
                 str(result.get("request")),
                 device,
+                why or "-",
                 reserved,
             ]
             if wide:
@@ -290,6 +302,8 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
     if shown:
         out.print()
         out.print(claims_table)
+        if shown > 200 and not wide:
+            out.print(f"... and {shown - 200} more claim devices (-o wide shows all)")
 
     for report in request_reports(sim.store):
         out.print()
@@ -320,7 +334,7 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
         out.print("[bold]Pending[/]")
         for pod in pending:
             meta = pod["metadata"]
-            out.print(f"  {meta['namespace']}/{meta['name']}: {_reason(pod)}", markup=False)
+            out.print(f"  {meta['namespace']}/{meta['name']}: {_reason(sim, pod)}", markup=False)
     for event in sim.controller_events:
         out.print(f"  {event.type} {event.reason} {event.object}: {event.message}", markup=False)
 

@@ -146,3 +146,57 @@ def request_reports(store: Store, max_devices: int = 20) -> list[RequestReport]:
                 report.devices = rows
                 reports.append(report)
     return reports
+
+
+class MatchedValues:
+    """For an allocated device: the values of the attributes and capacities its selectors read."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._devices: dict[tuple[str, str, str], dict[str, Any]] | None = None
+
+    def _index(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+        if self._devices is None:
+            self._devices = {}
+            for s in self.store.list("ResourceSlice"):
+                spec = s.get("spec") or {}
+                driver = spec.get("driver", "")
+                pool = (spec.get("pool") or {}).get("name", "")
+                for device in spec.get("devices") or []:
+                    self._devices[(driver, pool, device.get("name", ""))] = device
+        return self._devices
+
+    def describe(self, claim: dict[str, Any], result: dict[str, Any]) -> str:
+        """``memory=24Gi model=A100`` (empty when no selector reads the device's fields)."""
+        request_name = str(result.get("request", ""))
+        parent, _, sub = request_name.partition("/")
+        exprs: list[str] = []
+        class_name = ""
+        for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []:
+            if request.get("name") != parent:
+                continue
+            body = request.get("exactly")
+            if sub:
+                body = next(
+                    (s for s in request.get("firstAvailable") or [] if s.get("name") == sub), None
+                )
+            if body:
+                class_name = body.get("deviceClassName", "")
+                exprs = [
+                    (s.get("cel") or {}).get("expression", "") for s in body.get("selectors") or []
+                ]
+        device_class = self.store.get("DeviceClass", class_name) if class_name else None
+        class_exprs = [
+            (s.get("cel") or {}).get("expression", "")
+            for s in ((device_class or {}).get("spec") or {}).get("selectors") or []
+        ]
+        driver = str(result.get("driver", ""))
+        device = self._index().get(
+            (driver, str(result.get("pool", "")), str(result.get("device", "")))
+        )
+        if device is None:
+            return ""
+        refs = referenced_fields(exprs) or referenced_fields(class_exprs)
+        return " ".join(
+            f"{name}={_lookup(device, driver, kind, domain, name)}" for kind, domain, name in refs
+        )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from kubedra.allocator.features import Features
@@ -147,8 +147,13 @@ class Simulation:
             if not progressed or self.cycles >= MAX_CYCLES:
                 return
 
-    def run(self, on_cycle: Callable[[], None] | None = None) -> None:
-        """Settle, then follow time-based work (evictions, retries) while it changes things."""
+    def run(
+        self, on_cycle: Callable[[], None] | None = None, until: datetime | None = None
+    ) -> None:
+        """Settle, then follow time-based work (evictions, retries) while it changes things.
+
+        ``until`` stops the clock there (the next timeline step is due then).
+        """
         start = self.clock.now()
         self.settle(on_cycle)
         for _ in range(MAX_WAKEUPS):
@@ -157,22 +162,34 @@ class Simulation:
             due = min((t for t in (eviction, retry) if t is not None), default=None)
             if due is None or (due - start).total_seconds() > HORIZON_SECONDS:
                 return
+            if until is not None and due > until:
+                return
             before = self.store.resource_version
             self.clock.advance_to(due)
             self.settle(on_cycle)
             if self.store.resource_version == before and eviction is None:
                 return
 
-    def apply(self, step: Callable[[Simulation], None], description: str) -> StepResult:
-        """Apply one change, run to the fixed point again, and report every change made."""
+    def apply(
+        self,
+        step: Callable[[Simulation], None],
+        description: str,
+        run_for: float | None = None,
+    ) -> StepResult:
+        """Apply one change, run to the fixed point again, and report every change made.
+
+        ``time`` is when the change was applied; with ``run_for`` the clock stops that many
+        seconds later (when the next step is due).
+        """
         result = StepResult(description)
         self.store.subscribe(result.events.append)
         try:
             step(self)
-            self.run()
+            result.time = self.clock.now()
+            until = None if run_for is None else result.time + timedelta(seconds=run_for)
+            self.run(until=until)
         finally:
             self.store.unsubscribe(result.events.append)
-        result.time = self.clock.now()
         return result
 
     # --- reading ---------------------------------------------------------------------------

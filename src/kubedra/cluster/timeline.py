@@ -15,6 +15,9 @@ such as ``90s``, ``5m``, ``1h`` to let pass before the step):
     delete that DeviceTaintRule
 ``cordon: NODE`` / ``uncordon: NODE``
     set or clear the node's ``spec.unschedulable``
+``condition: {claim: NAME, namespace: NS, device: D, type: T, status: "True"}``
+    what a driver reports: set a condition on an allocated device in the claim's
+    ``status.devices`` (binding conditions; ``reason`` and ``message`` optional)
 ``wait: DURATION``
     only let time pass (evictions after tolerationSeconds, scheduler retries)
 """
@@ -35,7 +38,7 @@ from kubedra.cluster.kinds import KINDS
 Action = Callable[[Any], None]
 """Takes the Simulation (typed Any to keep this module free of the loop)."""
 
-ACTIONS = ("create", "delete", "taint", "untaint", "cordon", "uncordon", "wait")
+ACTIONS = ("create", "delete", "taint", "untaint", "cordon", "uncordon", "condition", "wait")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
@@ -197,6 +200,55 @@ def _cordon(unschedulable: bool) -> Callable[[Any, str], tuple[str, Action]]:
     return build
 
 
+def _condition(value: Any, where: str) -> tuple[str, Action]:
+    if not isinstance(value, dict):
+        raise TimelineError(f"{where}: needs claim, device, type and status")
+    for required in ("claim", "device", "type", "status"):
+        if not value.get(required):
+            raise TimelineError(f"{where}.{required}: required")
+    claim_name, device = str(value["claim"]), str(value["device"])
+    condition_type, status = str(value["type"]), str(value["status"])
+    if status not in ("True", "False", "Unknown"):
+        raise TimelineError(f'{where}.status: must be "True", "False" or "Unknown"')
+
+    def run(sim: Any) -> None:
+        claim = sim.store.get("ResourceClaim", claim_name, value.get("namespace"))
+        if claim is None:
+            raise TimelineError(f'{where}: resourceclaims "{claim_name}" not found')
+        claim_status = dict(claim.get("status") or {})
+        allocation = claim_status.get("allocation") or {}
+        results = [
+            r
+            for r in (allocation.get("devices") or {}).get("results") or []
+            if r.get("device") == device
+        ]
+        if not results:
+            raise TimelineError(f"{where}: device {device!r} is not allocated to {claim_name}")
+        result = results[0]
+        key = (result.get("driver"), result.get("pool"), device)
+        entries = [dict(d) for d in claim_status.get("devices") or []]
+        entry = next(
+            (d for d in entries if (d.get("driver"), d.get("pool"), d.get("device")) == key),
+            None,
+        )
+        if entry is None:
+            entry = {"driver": key[0], "pool": key[1], "device": device}
+            entries.append(entry)
+        condition = {
+            "type": condition_type,
+            "status": status,
+            "reason": str(value.get("reason") or "Simulated"),
+            "message": str(value.get("message") or ""),
+            "lastTransitionTime": sim.clock.timestamp(),
+        }
+        others = [c for c in entry.get("conditions") or [] if c.get("type") != condition_type]
+        entry["conditions"] = [*others, condition]
+        claim_status["devices"] = entries
+        sim.store.update(claim | {"status": claim_status})
+
+    return f"condition {condition_type}={status} on {claim_name}/{device}", run
+
+
 def _wait(value: Any, where: str) -> tuple[str, Action]:
     seconds = parse_duration(value, where)
 
@@ -213,5 +265,6 @@ _BUILDERS: dict[str, Callable[[Any, str], tuple[str, Action]]] = {
     "untaint": _untaint,
     "cordon": _cordon(True),
     "uncordon": _cordon(False),
+    "condition": _condition,
     "wait": _wait,
 }

@@ -728,8 +728,10 @@ class DynamicResources:
         return None if start is None else start + timedelta(seconds=BINDING_TIMEOUT_SECONDS)
 
     def claim_timed_out(self, claim: Mapping[str, Any]) -> bool:
+        # Reaching the deadline counts (upstream compares with a clock that has moved on);
+        # PreBind's wait uses the same rule, so a retry cannot find the claim still usable.
         deadline = self.binding_deadline(claim)
-        return deadline is not None and deadline < self.clock.now()
+        return deadline is not None and deadline <= self.clock.now()
 
     def has_binding_conditions(self, claims: list[dict[str, Any]]) -> bool:
         return any(

@@ -48,8 +48,9 @@ from kubedra.scheduler.status import (
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 SCHEDULER_NAME = "default-scheduler"
-KEEP_SCORES = 10
-"""How many of the best-scored nodes a Decision keeps the per-plugin scores of."""
+KEEP_SCORES = 3
+"""How many of the best-scored nodes a Decision keeps the per-plugin scores of (upstream's
+numberOfHighestScoredNodesToReport), plus the chosen one."""
 
 Result = Literal["Scheduled", "Unschedulable", "Error", "WaitingForBinding"]
 
@@ -73,6 +74,10 @@ class Decision:
     result: Result
     message: str | None = None
     filter_reasons: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Node -> (plugin, reason) for every rejected node; for a placed pod only the counts
+    are kept (``rejections``), so that a long simulation does not hold every node's reason."""
+    rejections: dict[str, int] = field(default_factory=dict)
+    """Reason -> how many of the evaluated nodes it rejected."""
     scores: dict[str, dict[str, int]] = field(default_factory=dict)
     tied: list[str] = field(default_factory=list)
     allocations: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -90,6 +95,7 @@ class Decision:
             "result": self.result,
             "message": self.message,
             "filterReasons": {n: list(r) for n, r in self.filter_reasons.items()},
+            "rejections": self.rejections,
             "scores": self.scores,
             "tied": self.tied,
             "allocations": self.allocations,
@@ -170,9 +176,12 @@ class Scheduler:
         self._claim_users: dict[str, set[str]] = {}
         self._pod_claim_keys: dict[str, set[str]] = {}
         self._tables: dict[str, ShapeTable] = {}
+        # Existing objects, dependencies first (pods after the nodes they are bound to).
+        self._syncing = True
         for kind in CREATION_ORDER:
             for obj in store.list(kind):
                 self._on_event(Event("ADDED", kind, obj, None))
+        self._syncing = False
         store.subscribe(self._on_event)
         self.preemption = DefaultPreemption(self)
 
@@ -194,7 +203,7 @@ class Scheduler:
                 self.nodes.remove(obj["metadata"]["name"])
             else:
                 node = self.nodes.upsert(obj, self.q)
-                if event.type == "ADDED":
+                if event.type == "ADDED" and not self._syncing:
                     for other in self.store.list("Pod"):
                         if (other.get("spec") or {}).get("nodeName") == node.name:
                             self._account(other)
@@ -299,6 +308,8 @@ class Scheduler:
         if (pod.get("spec") or {}).get("schedulerName", SCHEDULER_NAME) != SCHEDULER_NAME:
             return
         if (pod.get("metadata") or {}).get("deletionTimestamp"):
+            self._index_claims(key, None)
+            self.queue.remove(key)
             return
         if key in self.waiting:
             return
@@ -311,7 +322,7 @@ class Scheduler:
         elif where == "unschedulable" and (old.get("status") or {}).get(
             "resourceClaimStatuses"
         ) != (pod.get("status") or {}).get("resourceClaimStatuses"):
-            self._move({P.DYNAMIC_RESOURCES}, lambda e: e.key == key)
+            self.queue.move({P.DYNAMIC_RESOURCES}, self._now(), keys=[key])
 
     def _account(self, pod: Mapping[str, Any]) -> None:
         node = self.nodes.by_name.get((pod.get("spec") or {}).get("nodeName") or "")
@@ -376,7 +387,12 @@ class Scheduler:
             if entry is None:
                 return None
             pod = self._pod(entry.key)
-            if pod is None or (pod.get("spec") or {}).get("nodeName") or is_terminal(pod):
+            if (
+                pod is None
+                or (pod.get("spec") or {}).get("nodeName")
+                or is_terminal(pod)
+                or (pod.get("metadata") or {}).get("deletionTimestamp")
+            ):
                 self.queue.remove(entry.key)
                 continue
             decision = self._cycle(pod, entry)
@@ -554,8 +570,10 @@ class Scheduler:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
         decision.feasible_nodes = len(feasible)
-        decision.filter_reasons = {n: (s.plugin, s.message) for n, s in statuses.items()}
+        for st in statuses.values():
+            decision.rejections[st.message] = decision.rejections.get(st.message, 0) + 1
         if not feasible:
+            decision.filter_reasons = {n: (st.plugin, st.message) for n, st in statuses.items()}
             post, nominee = self._post_filter(cycle, statuses, nodes)
             if nominee is not None:
                 decision.nominated = nominee
@@ -778,31 +796,35 @@ class Scheduler:
 
     # --- outcomes -------------------------------------------------------------------------------
 
-    def _set_condition(
-        self, pod: dict[str, Any], reason: str | None, message: str | None
-    ) -> dict[str, Any]:
-        status = dict(pod.get("status") or {})
-        conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
-        old = next(
-            (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), None
-        )
+    def _conditions(
+        self, pod: Mapping[str, Any], reason: str | None, message: str | None
+    ) -> list[dict[str, Any]] | None:
+        """The pod's conditions with PodScheduled set (None when it already says so)."""
+        current = (pod.get("status") or {}).get("conditions") or []
+        old = next((c for c in current if c.get("type") == "PodScheduled"), None)
         value = "True" if reason is None else "False"
         cond: dict[str, Any] = {"type": "PodScheduled", "status": value}
         if reason is not None:
             cond["reason"] = reason
             cond["message"] = message
         if old is not None and all(old.get(k) == v for k, v in cond.items()):
-            return pod
+            return None
         cond["lastProbeTime"] = None
         cond["lastTransitionTime"] = (
             old["lastTransitionTime"]
             if old is not None and old.get("status") == value and old.get("lastTransitionTime")
             else self.clock.timestamp()
         )
-        conditions.append(cond)
-        status["conditions"] = conditions
+        return [c for c in current if c.get("type") != "PodScheduled"] + [cond]
+
+    def _set_condition(
+        self, pod: dict[str, Any], reason: str | None, message: str | None
+    ) -> dict[str, Any]:
         current = self.store.get("Pod", pod["metadata"]["name"], pod["metadata"].get("namespace"))
         base = current if current is not None else pod
+        conditions = self._conditions(base, reason, message)
+        if conditions is None:
+            return base
         return self.store.update(
             {**base, "status": {**(base.get("status") or {}), "conditions": conditions}}
         )
@@ -857,9 +879,13 @@ class Scheduler:
         if current is None:
             self._unreserve(cycle, node_name)
             return self._error(cycle, decision, "pod was deleted")
+        # The binding subresource: spec.nodeName and PodScheduled=True in one write.
         spec = {**(current.get("spec") or {}), "nodeName": node_name}
-        bound = self.store.update({**current, "spec": spec})
-        self._set_condition(bound, None, None)
+        status = dict(current.get("status") or {})
+        conditions = self._conditions(current, None, None)
+        if conditions is not None:
+            status["conditions"] = conditions
+        self.store.update({**current, "spec": spec, "status": status})
         decision.result = "Scheduled"
         decision.node = node_name
         decision.message = None

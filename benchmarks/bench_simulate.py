@@ -1,0 +1,245 @@
+"""The shared DRA workloads end to end: store, ResourceClaim controller, scheduler, kubelets.
+
+Each workload runs in its own process (peak RSS is per workload). The cluster (nodes,
+classes, slices, allocated claims) is created first, untimed; the timed part creates every
+pod's claims and the pod in the store (defaulting and validation included) and runs the
+control plane to its fixed point with the default-profile scheduler (``--scheduler`` picks
+first-fit). ``--curve`` measures the cost per pod against the node count on a synthetic
+cluster (8 GPUs per node, single-GPU pods).
+
+    python benchmarks/bench_simulate.py                          # all workloads
+    python benchmarks/bench_simulate.py --workload scale-5000x8 --pods 2000
+    python benchmarks/bench_simulate.py --curve 500,2000,5000,20000 --curve-pods 500
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "src"))
+
+from kubedra.allocator.features import Features  # noqa: E402
+from kubedra.cluster.simulation import Simulation  # noqa: E402
+
+DEFAULT_DIR = REPO.parent / "shared" / "benchmarks"
+ALLOCATABLE = {"cpu": "64", "memory": "256Gi", "pods": "110"}
+
+
+def _node(node: dict[str, Any]) -> dict[str, Any]:
+    """Benchmark nodes carry no status; give them room so that only DRA decides."""
+    return node | {"status": {"capacity": ALLOCATABLE, "allocatable": ALLOCATABLE}}
+
+
+def _pod(name: str, claims: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "resourceClaims": [
+                {"name": f"c{i}", "resourceClaimName": c["metadata"]["name"]}
+                for i, c in enumerate(claims)
+            ],
+            "containers": [{"name": "main", "image": "busybox"}],
+        },
+    }
+
+
+def simulate(workload: dict[str, Any], pods_limit: int | None, policy: str) -> dict[str, Any]:
+    pods = workload["pods"][:pods_limit] if pods_limit else workload["pods"]
+    sim = Simulation(policy=policy, features=Features.from_gates(workload["features"]))
+    setup = time.perf_counter()
+    cluster = [
+        *(_node(n) for n in workload["nodes"]),
+        *workload["deviceClasses"],
+        *workload["resourceSlices"],
+        *workload["allocatedClaims"],
+    ]
+    problems = sim.load(cluster)
+    if problems:
+        raise SystemExit(f"cluster refused: {problems[0]}")
+    sim.run()
+    setup_seconds = time.perf_counter() - setup
+    gc.collect()
+    gc.freeze()
+    start = time.perf_counter()
+    cpu_start = time.process_time()
+    for pod in pods:
+        for claim in pod["claims"]:
+            meta = {k: v for k, v in claim["metadata"].items() if k != "uid"}
+            sim.store.create(claim | {"metadata": meta})
+        sim.store.create(_pod(pod["name"], pod["claims"]))
+    sim.run()
+    seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
+    placed = sum(1 for p in sim.store.list("Pod") if p["spec"].get("nodeName"))
+    return {
+        "pods": len(pods),
+        "placed": placed,
+        "seconds": round(seconds, 3),
+        "podsPerSecond": round(len(pods) / seconds, 1),
+        "podsPerCpuSecond": round(len(pods) / cpu_seconds, 1),
+        "setupSeconds": round(setup_seconds, 2),
+        "peakRssMiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def synthetic(nodes: int, pods: int) -> dict[str, Any]:
+    devices = [
+        {
+            "name": f"gpu-{i}",
+            "attributes": {"model": {"string": "A100"}, "index": {"int": i}},
+            "capacity": {"memory": {"value": "40Gi"}},
+        }
+        for i in range(8)
+    ]
+    expression = (
+        'device.attributes["gpu.example.com"].model == "A100" && '
+        'device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) >= 0'
+    )
+    return {
+        "features": {},
+        "nodes": [
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": f"node-{n:05d}",
+                    "labels": {"kubernetes.io/hostname": f"node-{n:05d}"},
+                },
+            }
+            for n in range(nodes)
+        ],
+        "deviceClasses": [
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "DeviceClass",
+                "metadata": {"name": "gpu.example.com"},
+                "spec": {
+                    "selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]
+                },
+            }
+        ],
+        "resourceSlices": [
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"node-{n:05d}-gpus"},
+                "spec": {
+                    "driver": "gpu.example.com",
+                    "nodeName": f"node-{n:05d}",
+                    "pool": {"name": f"node-{n:05d}", "generation": 1, "resourceSliceCount": 1},
+                    "devices": devices,
+                },
+            }
+            for n in range(nodes)
+        ],
+        "allocatedClaims": [],
+        "pods": [
+            {
+                "name": f"pod-{p:05d}",
+                "claims": [
+                    {
+                        "apiVersion": "resource.k8s.io/v1",
+                        "kind": "ResourceClaim",
+                        "metadata": {"name": f"pod-{p:05d}-claim", "namespace": "default"},
+                        "spec": {
+                            "devices": {
+                                "requests": [
+                                    {
+                                        "name": "gpu",
+                                        "exactly": {
+                                            "deviceClassName": "gpu.example.com",
+                                            "selectors": [{"cel": {"expression": expression}}],
+                                        },
+                                    }
+                                ]
+                            }
+                        },
+                    }
+                ],
+            }
+            for p in range(pods)
+        ],
+    }
+
+
+def _child(args: argparse.Namespace, extra: list[str]) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--child", "--scheduler", args.scheduler, *extra]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+    return dict(json.loads(proc.stdout))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dir", type=Path, default=DEFAULT_DIR)
+    parser.add_argument("--workload", action="append")
+    parser.add_argument("--pods", type=int)
+    parser.add_argument("--scheduler", default="default", choices=["default", "first-fit"])
+    parser.add_argument("--curve", help="comma-separated node counts for the cost curve")
+    parser.add_argument("--curve-pods", type=int, default=500)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--synthetic-nodes", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.child:
+        if args.synthetic_nodes:
+            workload = synthetic(args.synthetic_nodes, args.curve_pods)
+        else:
+            workload = json.loads((args.dir / "workloads" / f"{args.workload[0]}.json").read_text())
+        print(json.dumps(simulate(workload, args.pods, args.scheduler)))
+        return
+
+    if args.curve:
+        print(
+            f"{'nodes':>7} {'pods':>5} {'pods/s':>8} {'pods/cpu-s':>10} {'ms/pod':>7} "
+            f"{'setup s':>8} {'RSS MiB':>8}"
+        )
+        for count in (int(n) for n in args.curve.split(",")):
+            row = _child(
+                args, ["--synthetic-nodes", str(count), "--curve-pods", str(args.curve_pods)]
+            )
+            if "error" in row:
+                print(f"{count:>7} error: {row['error']}")
+                continue
+            ms = 1000 * row["seconds"] / row["pods"]
+            print(
+                f"{count:>7} {row['pods']:>5} {row['podsPerSecond']:>8} "
+                f"{row['podsPerCpuSecond']:>10} {ms:>7.2f} "
+                f"{row['setupSeconds']:>8} {row['peakRssMiB']:>8}"
+            )
+        return
+
+    names = args.workload or sorted(p.stem for p in (args.dir / "workloads").glob("*.json"))
+    print(
+        f"{'workload':<28} {'pods':>6} {'placed':>6} {'pods/s':>8} {'pods/cpu-s':>10} "
+        f"{'setup s':>8} {'RSS MiB':>8}"
+    )
+    for name in names:
+        extra = ["--workload", name, "--dir", str(args.dir)]
+        if args.pods:
+            extra += ["--pods", str(args.pods)]
+        row = _child(args, extra)
+        if "error" in row:
+            print(f"{name:<28} error: {row['error']}")
+            continue
+        print(
+            f"{name:<28} {row['pods']:>6} {row['placed']:>6} {row['podsPerSecond']:>8} "
+            f"{row['podsPerCpuSecond']:>10} "
+            f"{row['setupSeconds']:>8} {row['peakRssMiB']:>8}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""Every scenario under examples/ produces the outcome examples/README.md describes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kubedra.api.io import load_paths
+from kubedra.cluster.simulation import Simulation
+from kubedra.cluster.timeline import load_timeline
+
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
+
+
+def run(name: str, events: str | None = None) -> Simulation:
+    loaded = load_paths([EXAMPLES / name])
+    assert loaded.errors == []
+    sim = Simulation()
+    assert sim.load([o.wire for o in loaded.objects]) == []
+    steps = load_timeline(EXAMPLES / name / events) if events else []
+    sim.run(until=None if not steps else sim.clock.now())
+    for i, step in enumerate(steps):
+
+        def action(s: Simulation, step: Any = step) -> None:
+            s.clock.advance(step.after)
+            step.action(s)
+
+        sim.apply(action, step.description, steps[i + 1].after if i + 1 < len(steps) else None)
+    return sim
+
+
+def pod(sim: Simulation, name: str, namespace: str = "default") -> dict[str, Any]:
+    found = sim.store.get("Pod", name, namespace)
+    assert found is not None
+    return found
+
+
+def claim(sim: Simulation, name: str, namespace: str = "default") -> dict[str, Any]:
+    found = sim.store.get("ResourceClaim", name, namespace)
+    assert found is not None
+    return found
+
+
+def devices(obj: dict[str, Any]) -> list[str]:
+    results = obj["status"]["allocation"]["devices"]["results"]
+    return [f"{r['pool']}/{r['device']}" for r in results]
+
+
+def test_every_scenario_directory_is_documented_and_tested() -> None:
+    readme = (EXAMPLES / "README.md").read_text()
+    tested = {name.removeprefix("test_").replace("_", "-") for name in globals()}
+    for directory in sorted(p for p in EXAMPLES.iterdir() if p.is_dir()):
+        assert f"`{directory.name}/`" in readme
+        assert directory.name in tested, f"no test for examples/{directory.name}"
+
+
+def test_dra_demo() -> None:
+    sim = run("dra-demo")
+    assert pod(sim, "training")["spec"]["nodeName"] == "worker-2"
+    assert devices(claim(sim, "training-gpu")) == ["worker-2/gpu-0"]
+
+
+def test_shared_claim() -> None:
+    sim = run("shared-claim")
+    nodes = {pod(sim, f"inference-{p}")["spec"]["nodeName"] for p in "abc"}
+    assert len(nodes) == 1
+    shared = claim(sim, "shared-gpu")
+    assert [r["name"] for r in shared["status"]["reservedFor"]] == [
+        "inference-a",
+        "inference-b",
+        "inference-c",
+    ]
+
+
+def test_claim_templates() -> None:
+    sim = run("claim-templates")
+    placed = {}
+    for name in ("batch-1", "batch-2"):
+        p = pod(sim, name)
+        [status] = p["status"]["resourceClaimStatuses"]
+        generated = claim(sim, status["resourceClaimName"])
+        assert generated["metadata"]["name"].startswith(f"{name}-gpus-")
+        assert generated["metadata"]["ownerReferences"][0]["uid"] == p["metadata"]["uid"]
+        assert len(devices(generated)) == 2
+        placed[name] = p["spec"]["nodeName"]
+    assert sorted(placed.values()) == ["worker-1", "worker-2"]
+
+
+def test_partitionable_gpu() -> None:
+    sim = run("partitionable-gpu")
+    assert devices(claim(sim, "medium-1-mig")) == ["worker-1/gpu-0-3g-20gb-0"]
+    assert devices(claim(sim, "medium-2-mig")) == ["worker-1/gpu-0-3g-20gb-1"]
+    whole = pod(sim, "whole")
+    assert "nodeName" not in whole["spec"]
+    [scheduled] = [c for c in whole["status"]["conditions"] if c["type"] == "PodScheduled"]
+    assert "1 cannot allocate all claims" in scheduled["message"]
+
+
+def test_prioritized_list() -> None:
+    sim = run("prioritized-list")
+    results = claim(sim, "large-or-two-small")["status"]["allocation"]["devices"]["results"]
+    assert [r["request"] for r in results] == ["gpu/small", "gpu/small"]
+
+
+def test_admin_access() -> None:
+    sim = run("admin-access")
+    assert devices(claim(sim, "training-gpu")) == ["worker-1/gpu-0"]
+    admin = claim(sim, "all-gpus-admin", "gpu-monitoring")
+    assert devices(admin) == ["worker-1/gpu-0", "worker-1/gpu-1"]
+    assert all(r.get("adminAccess") for r in admin["status"]["allocation"]["devices"]["results"])
+    assert pod(sim, "gpu-exporter", "gpu-monitoring")["status"]["phase"] == "Running"
+
+
+def test_consumable_capacity() -> None:
+    sim = run("consumable-capacity")
+    for name in ("infer-1", "infer-2"):
+        [result] = claim(sim, f"{name}-gpu")["status"]["allocation"]["devices"]["results"]
+        assert result["device"] == "gpu-0"
+        assert result["consumedCapacity"] == {"memory": "16Gi"}
+        assert result["shareID"]
+    assert "nodeName" not in pod(sim, "infer-3")["spec"]
+
+
+def test_taint_eviction() -> None:
+    before = run("taint-eviction")
+    assert pod(before, "job")["status"]["phase"] == "Running"
+    sim = run("taint-eviction", "taint.events")
+    assert sim.store.get("Pod", "job", "default") is None
+    assert sim.taint_controller.evicted == ["default/job"]
+    assert "allocation" not in claim(sim, "job-gpu").get("status", {})
+    assert (sim.clock.now() - before.clock.now()).total_seconds() == 70
+
+
+def test_extended_resources() -> None:
+    sim = run("extended-resources")
+    app = pod(sim, "legacy-app")
+    assert app["spec"]["nodeName"] in ("worker-1", "worker-2")
+    [special] = sim.store.list("ResourceClaim")
+    assert special["metadata"]["name"].startswith("legacy-app-extended-resources-")
+    assert len(devices(special)) == 2
+    assert app["status"]["phase"] == "Running"
+
+
+def test_binding_conditions() -> None:
+    waiting = run("binding-conditions")
+    trainer = pod(waiting, "trainer")
+    assert "nodeName" not in trainer["spec"]
+    assert devices(claim(waiting, "fabric-gpu")) == ["fabric/gpu-0"]
+    sim = run("binding-conditions", "attach.events")
+    assert pod(sim, "trainer")["spec"]["nodeName"] == "worker-1"
+    assert pod(sim, "trainer")["status"]["phase"] == "Running"
+
+
+def test_network_attached() -> None:
+    sim = run("network-attached")
+    nodes = sorted(pod(sim, f"pipeline-{i}")["spec"]["nodeName"] for i in (1, 2))
+    assert nodes == ["worker-2", "worker-3"]
+    for generated in sim.store.list("ResourceClaim"):
+        selector = generated["status"]["allocation"]["nodeSelector"]
+        assert selector["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == ["rack-a"]
+
+
+def test_pending_gpu_memory() -> None:
+    sim = run("pending-gpu-memory")
+    big = pod(sim, "big-training")
+    [scheduled] = [c for c in big["status"]["conditions"] if c["type"] == "PodScheduled"]
+    assert scheduled["status"] == "False"
+    assert scheduled["message"].startswith("0/3 nodes are available: 3 cannot allocate all claims.")
+
+
+@pytest.mark.parametrize("name", ["binding-conditions", "taint-eviction"])
+def test_timelines_are_not_manifests(name: str) -> None:
+    loaded = load_paths([EXAMPLES / name])
+    assert loaded.errors == []
