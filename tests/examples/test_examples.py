@@ -174,3 +174,11 @@ def test_pending_gpu_memory() -> None:
 def test_timelines_are_not_manifests(name: str) -> None:
     loaded = load_paths([EXAMPLES / name])
     assert loaded.errors == []
+
+
+def test_preemption() -> None:
+    # Gate off (the default): the batch pod keeps the GPU. tests/examples/
+    # test_preemption_example.py runs it with DRAPreemption=true.
+    sim = run("preemption", "training.events")
+    assert pod(sim, "batch-inference")["spec"]["nodeName"] == "worker-1"
+    assert not pod(sim, "training")["spec"].get("nodeName")

@@ -328,3 +328,19 @@ def test_preemption_policy_never_with_dra() -> None:
     assert decision.message is not None
     assert decision.message.endswith("preemption: not eligible due to preemptionPolicy=Never.")
     assert exists(store, "low")
+
+
+def test_explain_says_dra_preemption_is_off() -> None:
+    from kubedra.scheduler.explain import explain_pod
+
+    _store, scheduler = gpu_cluster(False)
+    run(scheduler, limit=1)
+    result = explain_pod(scheduler, "default", "high")
+    assert result["preemption"] == (
+        "DRAPreemption is off: pods holding devices are not preempted for DynamicResources "
+        "(enable with --feature-gates DRAPreemption=true); lower-priority pods holding devices "
+        "there: default/low on n1."
+    )
+    assert result["preemption"] in result["summary"]
+    _, on = gpu_cluster(True)
+    assert "preemption" not in explain_pod(on, "default", "high")

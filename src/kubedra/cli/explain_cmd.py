@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from kubedra.cli.options import FeatureGatesOption, feature_gates
+
 
 class OutputFormat(enum.StrEnum):
     TEXT = "text"
@@ -42,6 +44,7 @@ def explain_pod_cmd(
     seed: Annotated[
         int | None, typer.Option("--seed", help="Pick among tied nodes at random, reproducibly.")
     ] = None,
+    gates: FeatureGatesOption = None,
 ) -> None:
     """Simulate the manifests, then explain where pod NAME went and why, or why it is Pending.
 
@@ -56,7 +59,8 @@ def explain_pod_cmd(
         typer.echo(f"{err.location()}: {err.message}", err=True)
     if loaded.errors:
         raise typer.Exit(1)
-    sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed)
+    features = feature_gates(None, gates).allocator_features()
+    sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed, features=features)
     problems = sim.load([o.wire for o in loaded.objects], [o.location() for o in loaded.objects])
     for problem in problems:
         typer.echo(f"{problem.source}: {problem.message}", err=True)

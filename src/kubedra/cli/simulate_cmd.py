@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from kubedra.cli.options import FeatureGatesOption, feature_gates
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -77,6 +79,7 @@ def simulate(
     events: Annotated[
         Path | None, typer.Option("--events", help="A timeline of later changes (YAML).")
     ] = None,
+    gates: FeatureGatesOption = None,
 ) -> None:
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
@@ -118,7 +121,8 @@ def simulate(
     if load_errors:
         raise typer.Exit(EXIT_BAD_INPUT)
 
-    sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed)
+    features = feature_gates(None, gates).allocator_features()
+    sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed, features=features)
     problems = sim.load([o.wire for o in objects], [o.location() for o in objects])
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}")

@@ -587,3 +587,29 @@ class _NodeSimulation:
         if self.state is not None:
             for results in self.freed.values():
                 self.state.add_results(results)
+
+
+def explain_note(scheduler: Scheduler, cycle: PodCycle, rejected: Mapping[str, str]) -> str | None:
+    """For ``kubedra explain``: why pods holding devices were not preempted (gate off), naming
+    the lower-priority pods with claims on the nodes DynamicResources rejected."""
+    if getattr(scheduler.features, "dra_preemption", False):
+        return None
+    holders: list[str] = []
+    for node_name, reason in rejected.items():
+        if ERR_CANNOT_ALLOCATE not in reason:
+            continue
+        node = scheduler.nodes.by_name.get(node_name)
+        if node is None:
+            continue
+        for entry in node.pods.values():
+            if entry.priority >= cycle.priority:
+                continue
+            pod = scheduler._pod(entry.key)
+            if pod is not None and any(name for _, name, _, _ in pod_claim_names(pod)):
+                holders.append(f"{entry.key} on {node_name}")
+    if not holders:
+        return None
+    return (
+        f"{DRA_PREEMPTION_OFF}; lower-priority pods holding devices there: "
+        f"{', '.join(sorted(holders))}."
+    )
