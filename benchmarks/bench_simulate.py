@@ -5,7 +5,8 @@ classes, slices, allocated claims) is created first, untimed; the timed part cre
 pod's claims and the pod in the store (defaulting and validation included) and runs the
 control plane to its fixed point with the default-profile scheduler (``--scheduler`` picks
 first-fit). ``--curve`` measures the cost per pod against the node count on a synthetic
-cluster (8 GPUs per node, single-GPU pods).
+cluster (8 GPUs per node, single-GPU pods), after ``--curve-warmup`` untimed pods (so that
+the scheduler has seen every node once) for ``--curve-pods`` timed ones.
 
     python benchmarks/bench_simulate.py                          # all workloads
     python benchmarks/bench_simulate.py --workload scale-5000x8 --pods 2000
@@ -54,8 +55,13 @@ def _pod(name: str, claims: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def simulate(workload: dict[str, Any], pods_limit: int | None, policy: str) -> dict[str, Any]:
-    pods = workload["pods"][:pods_limit] if pods_limit else workload["pods"]
+def simulate(
+    workload: dict[str, Any], pods_limit: int | None, policy: str, warmup: int = 0
+) -> dict[str, Any]:
+    """Time ``pods_limit`` pods (all by default) after ``warmup`` untimed ones."""
+    every = workload["pods"]
+    warm, every = every[:warmup], every[warmup:]
+    pods = every[:pods_limit] if pods_limit else every
     sim = Simulation(policy=policy, features=Features.from_gates(workload["features"]))
     setup = time.perf_counter()
     cluster = [
@@ -68,16 +74,14 @@ def simulate(workload: dict[str, Any], pods_limit: int | None, policy: str) -> d
     if problems:
         raise SystemExit(f"cluster refused: {problems[0]}")
     sim.run()
+    _create_pods(sim, warm)
+    sim.run()
     setup_seconds = time.perf_counter() - setup
     gc.collect()
     gc.freeze()
     start = time.perf_counter()
     cpu_start = time.process_time()
-    for pod in pods:
-        for claim in pod["claims"]:
-            meta = {k: v for k, v in claim["metadata"].items() if k != "uid"}
-            sim.store.create(claim | {"metadata": meta})
-        sim.store.create(_pod(pod["name"], pod["claims"]))
+    _create_pods(sim, pods)
     sim.run()
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
@@ -91,6 +95,14 @@ def simulate(workload: dict[str, Any], pods_limit: int | None, policy: str) -> d
         "setupSeconds": round(setup_seconds, 2),
         "peakRssMiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
+
+
+def _create_pods(sim: Simulation, pods: list[dict[str, Any]]) -> None:
+    for pod in pods:
+        for claim in pod["claims"]:
+            meta = {k: v for k, v in claim["metadata"].items() if k != "uid"}
+            sim.store.create(claim | {"metadata": meta})
+        sim.store.create(_pod(pod["name"], pod["claims"]))
 
 
 def synthetic(nodes: int, pods: int) -> dict[str, Any]:
@@ -189,16 +201,21 @@ def main() -> None:
     parser.add_argument("--scheduler", default="default", choices=["default", "first-fit"])
     parser.add_argument("--curve", help="comma-separated node counts for the cost curve")
     parser.add_argument("--curve-pods", type=int, default=500)
+    parser.add_argument(
+        "--curve-warmup", type=int, default=500, help="untimed pods first (node views built)"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--synthetic-nodes", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.child:
         if args.synthetic_nodes:
-            workload = synthetic(args.synthetic_nodes, args.curve_pods)
+            workload = synthetic(args.synthetic_nodes, args.curve_warmup + args.curve_pods)
+            result = simulate(workload, None, args.scheduler, args.curve_warmup)
         else:
             workload = json.loads((args.dir / "workloads" / f"{args.workload[0]}.json").read_text())
-        print(json.dumps(simulate(workload, args.pods, args.scheduler)))
+            result = simulate(workload, args.pods, args.scheduler)
+        print(json.dumps(result))
         return
 
     if args.curve:
@@ -208,7 +225,15 @@ def main() -> None:
         )
         for count in (int(n) for n in args.curve.split(",")):
             row = _child(
-                args, ["--synthetic-nodes", str(count), "--curve-pods", str(args.curve_pods)]
+                args,
+                [
+                    "--synthetic-nodes",
+                    str(count),
+                    "--curve-pods",
+                    str(args.curve_pods),
+                    "--curve-warmup",
+                    str(args.curve_warmup),
+                ],
             )
             if "error" in row:
                 print(f"{count:>7} error: {row['error']}")

@@ -209,3 +209,11 @@ def test_claim_controller_reserves_allocated_claim_for_pod_bound_without_schedul
     assert second["status"]["phase"] == "Running"
     assert {c["type"] for c in second["status"]["conditions"]} >= {"Ready", "ContainersReady"}
     assert second["status"]["containerStatuses"][0]["state"]["running"]
+
+
+def test_no_schedule_taint_rule_steers_allocation_to_the_untainted_device() -> None:
+    sim = simulate(*cluster("g0", "g1"), taint_rule("g0-bad", "g0", effect="NoSchedule"))
+    sim.apply(lambda s: s.store.create(claim("c")), "claim")
+    sim.apply(lambda s: s.store.create(pod("p", claim="c")), "pod")
+    result = get(sim, "ResourceClaim", "c")["status"]["allocation"]["devices"]["results"][0]
+    assert result["device"] == "g1"

@@ -134,3 +134,22 @@ def test_bad_timeline_names_the_step(tmp_path: Path) -> None:
     out = kubedra("simulate", "--example", "gpu-demo", "--events", str(events))
     assert out.returncode == 1
     assert f"{events}: step 2: unknown field 'explode'" in out.stderr
+
+
+def test_wide_adds_priority_qos_and_node_selector() -> None:
+    out = kubedra("simulate", "--example", "gpu-demo", "-o", "wide")
+    lines = [line.split() for line in out.stdout.splitlines()]
+    assert ["POD", "NODE", "STATUS", "CLAIMS", "PRIORITY", "QOS"] in lines
+    assert ["default/training", "worker-2", "Running", "training-gpu", "0", "Burstable"] in lines
+    assert any(row[-3:] == ["metadata.name", "In", "worker-2"] for row in lines)
+
+
+def test_seed_changes_generated_names_reproducibly() -> None:
+    def names(seed: str) -> list[str]:
+        out = kubedra("simulate", str(REPO / "examples" / "claim-templates"), "--seed", seed)
+        return [line.split()[3] for line in out.stdout.splitlines() if line.startswith("default/")][
+            :2
+        ]
+
+    assert names("3") == names("3")
+    assert names("3") != names("4")
