@@ -344,3 +344,15 @@ def test_explain_says_dra_preemption_is_off() -> None:
     assert result["preemption"] in result["summary"]
     _, on = gpu_cluster(True)
     assert "preemption" not in explain_pod(on, "default", "high")
+
+
+def test_lower_priority_nomination_on_the_chosen_node_is_cleared() -> None:
+    store, scheduler = make(node("n1", cpu="2"), bound("low", "n1", 0, cpu="2"))
+    waiting = store.create(pod("mid", cpu="64", priority=50))
+    store.update({**waiting, "status": {**waiting["status"], "nominatedNodeName": "n1"}})
+    run(scheduler, limit=1)  # mid fits nowhere, even with low gone
+    store.create(preemptor())
+    decision = next(d for d in run(scheduler, limit=3) if d.pod == "default/high")
+    assert decision.nominated == "n1"
+    mid = store.get("Pod", "mid", "default")
+    assert mid is not None and "nominatedNodeName" not in mid["status"]
