@@ -182,3 +182,11 @@ def test_preemption() -> None:
     sim = run("preemption", "training.events")
     assert pod(sim, "batch-inference")["spec"]["nodeName"] == "worker-1"
     assert not pod(sim, "training")["spec"].get("nodeName")
+
+
+def test_gang() -> None:
+    # Upstream's greedy order (the default): the gang waits on an idle cluster.
+    # tests/examples/test_preemption_example.py runs it with --gang backtrack.
+    sim = run("gang")
+    assert not pod(sim, "trainer-0")["spec"].get("nodeName")
+    assert not pod(sim, "trainer-1")["spec"].get("nodeName")

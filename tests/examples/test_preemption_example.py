@@ -1,4 +1,4 @@
-"""examples/preemption: `kubedra simulate --feature-gates DRAPreemption=true` preempts."""
+"""examples/preemption (`--feature-gates DRAPreemption=true`) and examples/gang (`--gang`)."""
 
 from __future__ import annotations
 
@@ -52,3 +52,28 @@ def test_unknown_gate_is_a_usage_error() -> None:
     code, out = simulate("--feature-gates", "Nope=true")
     assert code == 2
     assert "unrecognized feature gate: Nope" in out
+
+
+def simulate_gang(*extra: str) -> tuple[int, str]:
+    app = typer.Typer()
+    app.command("version")(lambda: None)
+    simulate_cmd.register(app)
+    gang = EXAMPLE.parent / "gang"
+    result = CliRunner().invoke(app, ["simulate", str(gang), *extra])
+    return result.exit_code, result.output
+
+
+def test_gang_upstream_order_leaves_the_gang_pending() -> None:
+    code, out = simulate_gang()
+    assert code == 2
+    assert (
+        "default/trainer-1: gang default/trainers: fewer than minCount 2 of 2 pods can be "
+        "placed; pod default/trainer-1: 0/2 nodes are available: 2 cannot allocate all claims."
+    ) in out
+
+
+def test_gang_backtrack_places_the_gang() -> None:
+    code, out = simulate_gang("--gang", "backtrack")
+    assert code == 0, out
+    assert "default/trainer-0  worker-2  Running" in out
+    assert "default/trainer-1  worker-1  Running" in out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sched_builders import claim, cluster, device_class, gpu, node, pod, slice_
+from sched_builders import claim, cluster, device_class, gpu, node, pod, run, slice_
 
 from kubedra.cluster.store import Store
 from kubedra.scheduler import Scheduler
@@ -54,6 +54,8 @@ def test_backtracking_revisits_the_earlier_pod_and_places_the_gang() -> None:
         ("default/a", "Scheduled", "n2"),
         ("default/b", "Scheduled", "n1"),
     ]
+    b = store.get("Pod", "b", "default")
+    assert b is not None and b["spec"]["nodeName"] == "n1"
     b_claim = store.get("ResourceClaim", "b-gpu", "default")
     assert b_claim is not None
     results = b_claim["status"]["allocation"]["devices"]["results"]
@@ -84,3 +86,70 @@ def test_min_count_lets_a_pod_stay_out() -> None:
     result = GangPlanner(scheduler).plan("train", pods, min_count=1, mode="greedy")
     assert result.admitted and result.placements is not None
     assert [(p.pod, p.node) for p in result.placements] == [("default/a", "n1")]
+
+
+def gang_cluster(mode: str, min_count: int = 2) -> tuple[Store, Scheduler]:
+    store, scheduler = cluster(
+        node("n1"),
+        node("n2"),
+        device_class(),
+        slice_("n1", [gpu("g0"), gpu("g1")]),
+        slice_("n2", [gpu("g0")]),
+        claim("a-gpu"),
+        claim("b-gpu", count=2),
+        {
+            "apiVersion": "scheduling.k8s.io/v1alpha2",
+            "kind": "PodGroup",
+            "metadata": {"name": "g", "namespace": "default"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}},
+        },
+        gang=mode,
+    )
+    for name in ("a", "b"):
+        obj = pod(name, cpu="1", claims=[f"{name}-gpu"])
+        obj["spec"]["schedulingGroup"] = {"podGroupName": "g"}
+        store.create(obj)
+    return store, scheduler
+
+
+def test_scheduler_gang_all_or_nothing_by_default() -> None:
+    store, scheduler = gang_cluster("upstream")
+    decisions = run(scheduler)
+    assert {d.result for d in decisions} == {"Unschedulable"}
+    for name in ("a", "b"):
+        got = store.get("Pod", name, "default")
+        assert got is not None and not got["spec"].get("nodeName")
+        (cond,) = [c for c in got["status"]["conditions"] if c["type"] == "PodScheduled"]
+        assert cond["message"].startswith("gang default/g: fewer than minCount 2 of 2 pods")
+    a_claim = store.get("ResourceClaim", "a-gpu", "default")
+    assert a_claim is not None and "allocation" not in (a_claim.get("status") or {})
+
+
+def test_scheduler_gang_backtrack_binds_every_pod() -> None:
+    store, scheduler = gang_cluster("backtrack")
+    run(scheduler)
+    # One cycle admits the whole gang; the other pod's decision is recorded alongside.
+    assert sorted((d.pod, d.result, d.node) for d in scheduler.decisions) == [
+        ("default/a", "Scheduled", "n2"),
+        ("default/b", "Scheduled", "n1"),
+    ]
+    b = store.get("Pod", "b", "default")
+    assert b is not None and b["spec"]["nodeName"] == "n1"
+
+
+def test_scheduler_gang_waits_for_min_count_pods() -> None:
+    _store, scheduler = gang_cluster("backtrack", min_count=3)
+    decisions = run(scheduler)
+    assert decisions[0].message == (
+        "pod group default/g: 2 of minCount 3 pods exist; waiting for the rest"
+    )
+    assert all(d.result == "Unschedulable" for d in decisions)
+
+
+def test_missing_pod_group_is_reported() -> None:
+    store, scheduler = cluster(node("n1"))
+    obj = pod("a", cpu="1")
+    obj["spec"]["schedulingGroup"] = {"podGroupName": "nope"}
+    store.create(obj)
+    (decision,) = run(scheduler)
+    assert decision.message == 'podgroup.scheduling.k8s.io "nope" not found'

@@ -35,6 +35,11 @@ class Output(enum.StrEnum):
     JSON = "json"
 
 
+class GangMode(enum.StrEnum):
+    UPSTREAM = "upstream"
+    BACKTRACK = "backtrack"
+
+
 class Policy(enum.StrEnum):
     DEFAULT = "default"
     FIRST_FIT = "first-fit"
@@ -80,6 +85,10 @@ def simulate(
         Path | None, typer.Option("--events", help="A timeline of later changes (YAML).")
     ] = None,
     gates: FeatureGatesOption = None,
+    gang: Annotated[
+        GangMode,
+        typer.Option("--gang", help="upstream (greedy, all-or-nothing) or backtrack (search)."),
+    ] = GangMode.UPSTREAM,
 ) -> None:
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
@@ -123,6 +132,9 @@ def simulate(
 
     features = feature_gates(None, gates).allocator_features()
     sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed, features=features)
+    config = getattr(sim.scheduler, "config", None)
+    if config is not None:
+        config.gang = gang.value
     problems = sim.load([o.wire for o in objects], [o.location() for o in objects])
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}")

@@ -41,6 +41,8 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("DeviceTaintRule", _RESOURCE, "devicetaintrules", False),
         KindInfo("ResourceClaimTemplate", _RESOURCE, "resourceclaimtemplates", True),
         KindInfo("ResourceClaim", _RESOURCE, "resourceclaims", True),
+        KindInfo("Workload", "scheduling.k8s.io/v1alpha2", "workloads", True),
+        KindInfo("PodGroup", "scheduling.k8s.io/v1alpha2", "podgroups", True),
         KindInfo("Pod", "v1", "pods", True),
     )
 }

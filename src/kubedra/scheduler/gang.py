@@ -213,8 +213,9 @@ class GangPlanner:
 
     # --- admitting ------------------------------------------------------------------------------
 
-    def admit(self, result: GangResult) -> list[Decision]:
-        """Reserve, PreBind and Bind every planned pod on its planned node."""
+    def admit(self, result: GangResult, record: bool = True) -> list[Decision]:
+        """Reserve, PreBind and Bind every planned pod on its planned node (``record``: add
+        the decisions to the scheduler's list)."""
         from kubedra.scheduler.scheduler import Decision
 
         s = self.scheduler
@@ -232,11 +233,109 @@ class GangPlanner:
                 decisions.append(decision)
                 continue
             decisions.append(s._reserve_and_bind(cycle, node, decision))
-            s.decisions.append(decision)
-            s.last_decision[decision.pod] = decision
+            if record:
+                s.decisions.append(decision)
+                s.last_decision[decision.pod] = decision
         return decisions
 
 
 def _key(pod: Mapping[str, Any]) -> str:
     meta = pod.get("metadata") or {}
     return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
+
+
+class GangScheduling:
+    """The scheduler's gang path: a pod whose ``spec.schedulingGroup.podGroupName`` names a
+    PodGroup with a gang policy is scheduled together with the group's other pending pods
+    (KEP-4671's workload scheduling cycle): all of them are placed, or none is."""
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
+
+    @staticmethod
+    def group_name(pod: Mapping[str, Any]) -> str | None:
+        group = (pod.get("spec") or {}).get("schedulingGroup") or {}
+        name = group.get("podGroupName") if isinstance(group, dict) else None
+        return str(name) if name else None
+
+    def cycle(self, pod: dict[str, Any]) -> Decision | None:
+        """One gang attempt triggered by ``pod``; None for pods outside a gang."""
+        from kubedra.scheduler.scheduler import Decision
+
+        name = self.group_name(pod)
+        if name is None:
+            return None
+        s = self.scheduler
+        namespace = str((pod.get("metadata") or {}).get("namespace") or "")
+        key = _key(pod)
+        group = s.store.get("PodGroup", name, namespace)
+        decision = Decision(pod=key, node=None, result="Unschedulable", time=s.clock.now())
+        if group is None:
+            return self._reject([pod], f'podgroup.scheduling.k8s.io "{name}" not found', key)
+        gang = (((group.get("spec") or {}).get("schedulingPolicy") or {}).get("gang")) or None
+        if gang is None:
+            return None  # the basic policy: pods are scheduled one by one
+        min_count = int(gang.get("minCount") or 1)
+        members = [
+            p
+            for p in s.store.list("Pod", namespace)
+            if self.group_name(p) == name
+            and not (p.get("spec") or {}).get("nodeName")
+            and not (p.get("metadata") or {}).get("deletionTimestamp")
+            and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+        ]
+        bound = sum(
+            1
+            for p in s.store.list("Pod", namespace)
+            if self.group_name(p) == name and (p.get("spec") or {}).get("nodeName")
+        )
+        need = max(min_count - bound, 0)
+        if len(members) < need:
+            return self._reject(
+                members,
+                f"pod group {namespace}/{name}: {len(members) + bound} of minCount {min_count} "
+                "pods exist; waiting for the rest",
+                key,
+            )
+        mode: Mode = "backtrack" if s.config.gang == "backtrack" else "greedy"
+        planner = GangPlanner(s, s.config.gang_steps)
+        result = planner.plan(f"{namespace}/{name}", members, need, mode)
+        if not result.admitted:
+            return self._reject(members, result.message, key)
+        decisions = planner.admit(result, record=False)
+        others = [d for d in decisions if d.pod != key]
+        s.decisions.extend(others)
+        for d in others:
+            s.last_decision[d.pod] = d
+        mine = next((d for d in decisions if d.pod == key), None)
+        if mine is not None:
+            return mine
+        decision.message = result.message
+        return self._reject([pod], result.message, key)
+
+    def _reject(self, pods: list[dict[str, Any]], message: str, trigger: str) -> Decision:
+        from kubedra.scheduler import plugins as P
+        from kubedra.scheduler.scheduler import Decision
+
+        s = self.scheduler
+        queue = s.queue
+        now = s._now()
+        rejectors = {P.DYNAMIC_RESOURCES, P.NODE_RESOURCES_FIT, "GangScheduling"}
+        mine = Decision(pod=trigger, node=None, result="Unschedulable", time=s.clock.now())
+        mine.message = message
+        for pod in sorted(pods, key=lambda p: _key(p) == trigger):
+            key = _key(pod)
+            s._set_condition(pod, "Unschedulable", message)
+            if key == trigger:
+                queue.unschedulable(key, rejectors, now)
+                continue
+            saved = (queue._in_flight_events, queue._in_flight)
+            queue.unschedulable(key, rejectors, now)
+            queue._in_flight_events, queue._in_flight = saved
+            other = Decision(pod=key, node=None, result="Unschedulable", time=s.clock.now())
+            other.message = message
+            s.decisions.append(other)
+            s.last_decision[key] = other
+        if not any(_key(p) == trigger for p in pods):
+            queue.unschedulable(trigger, rejectors, now)
+        return mine

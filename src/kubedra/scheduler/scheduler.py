@@ -36,6 +36,7 @@ from kubedra.scheduler.dynamicresources import (
     pod_claim_names,
 )
 from kubedra.scheduler.evaluations import Evaluation, ShapeTable
+from kubedra.scheduler.gang import DEFAULT_STEP_LIMIT, GangScheduling
 from kubedra.scheduler.messages import NO_NODES, fit_error
 from kubedra.scheduler.nodeinfo import NodeList, NodeState, PodEntry
 from kubedra.scheduler.queue import QueuedPod, SchedulingQueue
@@ -63,6 +64,9 @@ class SchedulerConfig:
     policy: Literal["default", "first-fit"] = "default"
     percentage_of_nodes_to_score: int | None = None
     seed: int | None = None
+    gang: Literal["upstream", "backtrack"] = "upstream"
+    """How a PodGroup's gang is placed: upstream's greedy order, or kubedra's search."""
+    gang_steps: int = DEFAULT_STEP_LIMIT
 
 
 @dataclass
@@ -184,6 +188,7 @@ class Scheduler:
         self._syncing = False
         store.subscribe(self._on_event)
         self.preemption = DefaultPreemption(self)
+        self.gangs = GangScheduling(self)
 
     # --- time -----------------------------------------------------------------------------------
 
@@ -395,7 +400,7 @@ class Scheduler:
             ):
                 self.queue.remove(entry.key)
                 continue
-            decision = self._cycle(pod, entry)
+            decision = self.gangs.cycle(pod) or self._cycle(pod, entry)
             self.decisions.append(decision)
             self.last_decision[decision.pod] = decision
             return decision

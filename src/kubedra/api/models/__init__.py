@@ -73,6 +73,7 @@ from kubedra.api.models.resource import (
     ResourceSlice,
     ResourceSliceSpec,
 )
+from kubedra.api.models.scheduling import PodGroup, Workload
 
 KINDS: dict[tuple[str, str], type[KubeObject]] = {
     ("resource.k8s.io/v1", "DeviceClass"): DeviceClass,
@@ -84,6 +85,8 @@ KINDS: dict[tuple[str, str], type[KubeObject]] = {
     ("v1", "Node"): Node,
     ("v1", "Namespace"): Namespace,
     ("scheduling.k8s.io/v1", "PriorityClass"): PriorityClass,
+    ("scheduling.k8s.io/v1alpha2", "Workload"): Workload,
+    ("scheduling.k8s.io/v1alpha2", "PodGroup"): PodGroup,
 }
 """The model of each supported v1 object, by (apiVersion, kind)."""
 
@@ -143,6 +146,7 @@ __all__ = [
     "OpaqueDeviceConfiguration",
     "OwnerReference",
     "Pod",
+    "PodGroup",
     "PodResourceClaim",
     "PodSpec",
     "PodStatus",
@@ -159,4 +163,5 @@ __all__ = [
     "ResourceSliceSpec",
     "Taint",
     "Toleration",
+    "Workload",
 ]

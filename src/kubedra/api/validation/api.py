@@ -18,6 +18,7 @@ from kubedra.api.validation.resource_kinds import (
     validate_resource_claim_template,
     validate_resource_slice,
 )
+from kubedra.api.validation.scheduling_kinds import validate_pod_group, validate_workload
 from kubedra.api.validation.schema import KIND_SCHEMAS
 from kubedra.api.validation.typecheck import check_types, json_type_name
 
@@ -33,9 +34,11 @@ VALIDATORS: dict[str, Validator] = {
     "Node": validate_node,
     "Namespace": validate_namespace,
     "PriorityClass": validate_priority_class,
+    "Workload": validate_workload,
+    "PodGroup": validate_pod_group,
 }
 
-NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
+NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Workload", "PodGroup"}
 
 
 def validate_object(obj: dict) -> list[FieldError]:
