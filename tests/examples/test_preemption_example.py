@@ -77,3 +77,12 @@ def test_gang_backtrack_places_the_gang() -> None:
     assert code == 0, out
     assert "default/trainer-0  worker-2  Running" in out
     assert "default/trainer-1  worker-1  Running" in out
+
+
+def test_gang_steps_bound_is_reported() -> None:
+    code, out = simulate_gang("--gang", "backtrack", "--gang-steps", "1")
+    assert code == 2
+    assert (
+        "gang default/trainers: search stopped after 1 steps without placing 2 of 2 pods "
+        "(the --gang-steps bound)"
+    ) in out

@@ -89,6 +89,9 @@ def simulate(
         GangMode,
         typer.Option("--gang", help="upstream (greedy, all-or-nothing) or backtrack (search)."),
     ] = GangMode.UPSTREAM,
+    gang_steps: Annotated[
+        int, typer.Option("--gang-steps", min=1, help="Node choices --gang backtrack may try.")
+    ] = 10_000,
 ) -> None:
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
@@ -135,6 +138,7 @@ def simulate(
     config = getattr(sim.scheduler, "config", None)
     if config is not None:
         config.gang = gang.value
+        config.gang_steps = gang_steps
     problems = sim.load([o.wire for o in objects], [o.location() for o in objects])
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}")
