@@ -57,3 +57,19 @@ spec:
 """
     (entry,) = load_text(text, "test").entries
     assert entry.wire["spec"]["schedulingPolicy"]["gang"]["minCount"] == 4  # type: ignore[union-attr]
+
+
+def test_pod_disruption_budget_validation() -> None:
+    pdb: dict[str, Any] = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "db"}}},
+    }
+    assert validate_object(pdb) == []
+    pdb["spec"]["maxUnavailable"] = -1
+    details = [(e.field, e.detail) for e in validate_object(pdb)]
+    assert details == [
+        ("spec.maxUnavailable", "must be greater than or equal to 0"),
+        ("spec", "minAvailable and maxUnavailable cannot be both set"),
+    ]

@@ -356,3 +356,17 @@ def test_lower_priority_nomination_on_the_chosen_node_is_cleared() -> None:
     assert decision.nominated == "n1"
     mid = store.get("Pod", "mid", "default")
     assert mid is not None and "nominatedNodeName" not in mid["status"]
+
+
+def test_pdb_objects_from_the_store_are_honoured() -> None:
+    store, scheduler = make(
+        node("n1", cpu="1"),
+        node("n2", cpu="1"),
+        bound("guarded", "n1", 0, labels={"app": "db"}),
+        bound("free", "n2", 50),
+        pdb("db", "db", maxUnavailable=0),
+        preemptor(cpu="1"),
+    )
+    (decision,) = run(scheduler, limit=1)
+    assert decision.nominated == "n2"
+    assert (exists(store, "guarded"), exists(store, "free")) == (True, False)

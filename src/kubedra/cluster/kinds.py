@@ -43,6 +43,7 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("ResourceClaim", _RESOURCE, "resourceclaims", True),
         KindInfo("Workload", "scheduling.k8s.io/v1alpha2", "workloads", True),
         KindInfo("PodGroup", "scheduling.k8s.io/v1alpha2", "podgroups", True),
+        KindInfo("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True),
         KindInfo("Pod", "v1", "pods", True),
     )
 }

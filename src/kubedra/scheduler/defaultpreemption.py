@@ -27,8 +27,9 @@ simulated to get are held for it (counted as allocated for every other pod) unti
 attempt after the victims' claims are deallocated, so no other pod takes them and it does not
 preempt again meanwhile.
 
-PodDisruptionBudgets (``policy/v1``) are honoured through ``pdb_source``; the simulation's
-store does not load that kind yet, so by default there are none.
+PodDisruptionBudgets (``policy/v1``) come from the store (``pdb_source`` can replace them);
+``status.disruptionsAllowed`` is used when set, else computed from the matching pods as the
+disruption controller does (healthy = Running).
 """
 
 from __future__ import annotations

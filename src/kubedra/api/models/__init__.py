@@ -28,6 +28,7 @@ from kubedra.api.models.core import (
     Toleration,
 )
 from kubedra.api.models.meta import Condition, ListMeta, ObjectMeta, OwnerReference
+from kubedra.api.models.policy import PodDisruptionBudget
 from kubedra.api.models.resource import (
     AllocatedDeviceStatus,
     AllocationResult,
@@ -87,6 +88,7 @@ KINDS: dict[tuple[str, str], type[KubeObject]] = {
     ("scheduling.k8s.io/v1", "PriorityClass"): PriorityClass,
     ("scheduling.k8s.io/v1alpha2", "Workload"): Workload,
     ("scheduling.k8s.io/v1alpha2", "PodGroup"): PodGroup,
+    ("policy/v1", "PodDisruptionBudget"): PodDisruptionBudget,
 }
 """The model of each supported v1 object, by (apiVersion, kind)."""
 
@@ -146,6 +148,7 @@ __all__ = [
     "OpaqueDeviceConfiguration",
     "OwnerReference",
     "Pod",
+    "PodDisruptionBudget",
     "PodGroup",
     "PodResourceClaim",
     "PodSpec",

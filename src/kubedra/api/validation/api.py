@@ -11,6 +11,7 @@ from kubedra.api.validation.core_kinds import (
     validate_priority_class,
 )
 from kubedra.api.validation.errors import FieldError, go_quote, not_supported, type_invalid
+from kubedra.api.validation.policy_kinds import validate_pod_disruption_budget
 from kubedra.api.validation.resource_kinds import (
     validate_device_class,
     validate_device_taint_rule,
@@ -36,9 +37,17 @@ VALIDATORS: dict[str, Validator] = {
     "PriorityClass": validate_priority_class,
     "Workload": validate_workload,
     "PodGroup": validate_pod_group,
+    "PodDisruptionBudget": validate_pod_disruption_budget,
 }
 
-NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Workload", "PodGroup"}
+NAMESPACED_KINDS = {
+    "ResourceClaim",
+    "ResourceClaimTemplate",
+    "Pod",
+    "Workload",
+    "PodGroup",
+    "PodDisruptionBudget",
+}
 
 
 def validate_object(obj: dict) -> list[FieldError]:

@@ -266,6 +266,10 @@ KIND_SCHEMAS: dict[str, Spec] = {
     "Workload": top_level(
         spec={"podGroupTemplates": ListOf({"name": STR, "schedulingPolicy": SCHEDULING_POLICY})}
     ),
+    "PodDisruptionBudget": top_level(
+        spec={"minAvailable": ANY, "maxUnavailable": ANY, "selector": ANY},
+        status={"disruptionsAllowed": INT32, "disruptedPods": ANY},
+    ),
     "PodGroup": top_level(
         spec={"podGroupTemplateRef": ANY, "schedulingPolicy": SCHEDULING_POLICY}, status=ANY
     ),
