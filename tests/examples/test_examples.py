@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from kubedra.api.io import load_paths
+from kubedra.cluster.clock import START
 from kubedra.cluster.simulation import Simulation
 from kubedra.cluster.timeline import load_timeline
 
@@ -147,6 +148,10 @@ def test_binding_conditions() -> None:
     waiting = run("binding-conditions")
     trainer = pod(waiting, "trainer")
     assert "nodeName" not in trainer["spec"]
+    # The conditions never come: one 600 s binding timeout, allocated again, waiting again;
+    # the loop stops there instead of repeating the circle.
+    assert (waiting.clock.now() - START).total_seconds() == 600
+    assert waiting.scheduler.last_decision["default/trainer"].result == "WaitingForBinding"
     assert devices(claim(waiting, "fabric-gpu")) == ["fabric/gpu-0"]
     sim = run("binding-conditions", "attach.events")
     assert pod(sim, "trainer")["spec"]["nodeName"] == "worker-1"

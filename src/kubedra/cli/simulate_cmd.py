@@ -241,16 +241,18 @@ def _pending(sim: Simulation) -> list[dict[str, Any]]:
 
 
 def _reason(sim: Simulation, pod: dict[str, Any]) -> str:
+    message = ""
     for condition in (pod.get("status") or {}).get("conditions") or []:
         if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
-            return str(condition.get("message") or condition.get("reason") or "")
+            message = str(condition.get("message") or condition.get("reason") or "")
     meta = pod["metadata"]
     decision = getattr(sim.scheduler, "last_decision", {}).get(
         f"{meta['namespace']}/{meta['name']}"
     )
     if decision is not None and getattr(decision, "result", None) == "WaitingForBinding":
-        return f"waiting in PreBind for the devices' binding conditions (node {decision.node})"
-    return "waiting to be scheduled"
+        waiting = f"waiting in PreBind for the devices' binding conditions (node {decision.node})"
+        return f"{waiting}; before: {message}" if message else waiting
+    return message or "waiting to be scheduled"
 
 
 def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:

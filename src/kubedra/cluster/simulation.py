@@ -165,9 +165,15 @@ class Simulation:
             if until is not None and due > until:
                 return
             before = self.store.resource_version
+            state = self._fingerprint() if eviction is None else None
             self.clock.advance_to(due)
             self.settle(on_cycle)
-            if self.store.resource_version == before and eviction is None:
+            if eviction is None and (
+                self.store.resource_version == before or self._fingerprint() == state
+            ):
+                # A retry that changed nothing, or one that only went round in a circle
+                # (binding conditions that never come: time out, allocate again, wait):
+                # following it further would only repeat it.
                 return
 
     def apply(
@@ -191,6 +197,27 @@ class Simulation:
         finally:
             self.store.unsubscribe(result.events.append)
         return result
+
+    def _fingerprint(self) -> tuple[Any, ...]:
+        """Where pods are and what claims hold, without timestamps."""
+        pods = tuple(
+            (
+                key_of(p),
+                p["spec"].get("nodeName"),
+                (p.get("status") or {}).get("phase"),
+                (p.get("status") or {}).get("nominatedNodeName"),
+            )
+            for p in self.store.list("Pod")
+        )
+        claims = tuple(
+            (
+                key_of(c),
+                repr(((c.get("status") or {}).get("allocation") or {}).get("devices")),
+                tuple(r.get("uid") for r in (c.get("status") or {}).get("reservedFor") or []),
+            )
+            for c in self.store.list("ResourceClaim")
+        )
+        return pods, claims
 
     # --- reading ---------------------------------------------------------------------------
 

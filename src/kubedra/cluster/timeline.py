@@ -24,6 +24,7 @@ such as ``90s``, ``5m``, ``1h`` to let pass before the step):
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from kubedra.api.io.decoding import DecodeError, decode
+from kubedra.api.io import load_text
 from kubedra.cluster.kinds import KINDS
 
 Action = Callable[[Any], None]
@@ -112,15 +113,15 @@ def _step(index: int, raw: Any, where: str) -> Step:
 
 def _create(value: Any, where: str) -> tuple[str, Action]:
     items = value if isinstance(value, list) else [value]
-    objects = []
+    objects: list[dict[str, Any]] = []
     for i, item in enumerate(items):
         at = f"{where}[{i}]" if isinstance(value, list) else where
         if not isinstance(item, dict):
             raise TimelineError(f"{at}: an object is a map")
-        try:
-            objects.append(decode(item))
-        except DecodeError as error:
-            raise TimelineError(f"{at}: {error}") from None
+        loaded = load_text(json.dumps(item), at, json_input=True)
+        if loaded.errors:
+            raise TimelineError(f"{at}: {loaded.errors[0].message}")
+        objects.extend(o.wire for o in loaded.objects)
     names = ", ".join(f"{o.get('kind')} {(o.get('metadata') or {}).get('name')}" for o in objects)
 
     def run(sim: Any) -> None:

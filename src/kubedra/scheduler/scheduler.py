@@ -547,6 +547,10 @@ class Scheduler:
                     want = 0
             if want == 0:
                 pass
+            elif table is not None and first_fit:
+                found = self._first_fit(cycle, table, nodes, static, feasible, evals, statuses)
+                if isinstance(found, Status):
+                    return self._error(cycle, decision, found.message)
             elif table is not None:
                 outcome = self._window(
                     cycle, table, nodes, static, start, want, feasible, evals, statuses
@@ -600,7 +604,7 @@ class Scheduler:
     # --- cached evaluations ---------------------------------------------------------------------
 
     def _table(self, cycle: PodCycle, nodes: list[NodeState]) -> ShapeTable | None:
-        if cycle.shape is None or self.config.policy == "first-fit":
+        if cycle.shape is None:
             return None
         table = self._tables.get(cycle.shape)
         allocator = self.dra.allocator
@@ -623,6 +627,49 @@ class Scheduler:
         else:
             table.replay(self.nodes.log, pool_log)
         return table
+
+    def _first_fit(
+        self,
+        cycle: PodCycle,
+        table: ShapeTable,
+        nodes: list[NodeState],
+        static: Mapping[str, Status | None],
+        feasible: list[NodeState],
+        evals: list[Evaluation],
+        statuses: dict[str, Status],
+    ) -> int | Status:
+        """The first node in order that passes, found with list searches over the cached
+        evaluations (only unknown nodes before it are filtered); the error of a node aborts."""
+        num_all = len(nodes)
+        known, ok, entries = table.known, table.ok, table.evals
+        position = 0
+        while True:
+            try:
+                unknown = known.index(False, position)
+            except ValueError:
+                unknown = num_all
+            try:
+                hit = ok.index(True, position, unknown)
+            except ValueError:
+                hit = -1
+            if hit >= 0:
+                ev = entries[hit]
+                assert ev is not None
+                feasible.append(nodes[hit])
+                evals.append(ev)
+                return hit + 1
+            if unknown == num_all:
+                break
+            node = nodes[unknown]
+            result = self.run_filters(cycle, node, static)
+            if result is not None and not result.rejected:
+                return result
+            table.store(unknown, self._evaluate(cycle, node, result))
+            position = unknown
+        for node, ev in zip(nodes, entries, strict=True):
+            if ev is not None and ev.status is not None:
+                statuses[node.name] = ev.status
+        return num_all
 
     def _window(
         self,
