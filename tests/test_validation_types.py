@@ -108,8 +108,8 @@ def test_unknown_kind_is_reported() -> None:
     assert rendered_errors({"kind": "Deployment"}) == [
         'kind: Unsupported value: "Deployment": supported values: "DeviceClass", '
         '"DeviceTaintRule", '
-        '"Namespace", "Node", "Pod", "PriorityClass", "ResourceClaim", "ResourceClaimTemplate", '
-        '"ResourceSlice"'
+        '"Namespace", "Node", "Pod", "PodDisruptionBudget", "PodGroup", "PriorityClass", '
+        '"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "Workload"'
     ]
 
 

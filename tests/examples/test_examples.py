@@ -179,3 +179,19 @@ def test_pending_gpu_memory() -> None:
 def test_timelines_are_not_manifests(name: str) -> None:
     loaded = load_paths([EXAMPLES / name])
     assert loaded.errors == []
+
+
+def test_preemption() -> None:
+    # Gate off (the default): the batch pod keeps the GPU. tests/examples/
+    # test_preemption_example.py runs it with DRAPreemption=true.
+    sim = run("preemption", "training.events")
+    assert pod(sim, "batch-inference")["spec"]["nodeName"] == "worker-1"
+    assert not pod(sim, "training")["spec"].get("nodeName")
+
+
+def test_gang() -> None:
+    # Upstream's greedy order (the default): the gang waits on an idle cluster.
+    # tests/examples/test_preemption_example.py runs it with --gang backtrack.
+    sim = run("gang")
+    assert not pod(sim, "trainer-0")["spec"].get("nodeName")
+    assert not pod(sim, "trainer-1")["spec"].get("nodeName")

@@ -13,6 +13,7 @@ GATE_NAMES: dict[str, str] = {
     "binding_conditions": "DRADeviceBindingConditions",
     "consumable_capacity": "DRAConsumableCapacity",
     "list_type_attributes": "DRAListTypeAttributes",
+    "dra_preemption": "DRAPreemption",
 }
 
 
@@ -27,6 +28,9 @@ class Features:
     binding_conditions: bool = True
     consumable_capacity: bool = True
     list_type_attributes: bool = True
+    dra_preemption: bool = False
+    """KEP-5690: DefaultPreemption may free node-local devices (the scheduler's, not the
+    allocator's switch; alpha, so off unless named)."""
 
     @classmethod
     def from_gates(cls, gates: Mapping[str, object]) -> Features:
@@ -35,7 +39,8 @@ class Features:
         unknown = sorted(set(gates) - known)
         if unknown:
             raise ValueError(f"unknown feature gate(s): {', '.join(unknown)}")
-        values = {attr: bool(gates.get(gate, True)) for attr, gate in GATE_NAMES.items()}
+        defaults = {f.name: f.default for f in fields(cls)}
+        values = {attr: bool(gates.get(gate, defaults[attr])) for attr, gate in GATE_NAMES.items()}
         return cls(**values)
 
     def to_gates(self) -> dict[str, bool]:

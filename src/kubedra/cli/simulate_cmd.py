@@ -33,6 +33,11 @@ EXIT_PENDING = 2
 _PROGRESS_AFTER_S = 0.5
 
 
+class GangMode(enum.StrEnum):
+    UPSTREAM = "upstream"
+    BACKTRACK = "backtrack"
+
+
 class Policy(enum.StrEnum):
     DEFAULT = "default"
     FIRST_FIT = "first-fit"
@@ -68,6 +73,13 @@ def simulate(
         str | None,
         typer.Option("--node-score", help="Opt-in DRA node score: most-allocated|least-allocated."),
     ] = None,
+    gang: Annotated[
+        GangMode,
+        typer.Option("--gang", help="upstream (greedy, all-or-nothing) or backtrack (search)."),
+    ] = GangMode.UPSTREAM,
+    gang_steps: Annotated[
+        int, typer.Option("--gang-steps", min=1, help="Node choices --gang backtrack may try.")
+    ] = 10_000,
 ) -> None:
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
@@ -133,6 +145,10 @@ def simulate(
         features=read.features,
         scheduler_factory=factory,
     )
+    config = getattr(sim.scheduler, "config", None)
+    if config is not None:
+        config.gang = gang.value
+        config.gang_steps = gang_steps
     problems = sim.load(read.objects, read.sources)
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}", markup=False)

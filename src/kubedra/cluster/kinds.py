@@ -41,6 +41,9 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("DeviceTaintRule", _RESOURCE, "devicetaintrules", False),
         KindInfo("ResourceClaimTemplate", _RESOURCE, "resourceclaimtemplates", True),
         KindInfo("ResourceClaim", _RESOURCE, "resourceclaims", True),
+        KindInfo("Workload", "scheduling.k8s.io/v1alpha2", "workloads", True),
+        KindInfo("PodGroup", "scheduling.k8s.io/v1alpha2", "podgroups", True),
+        KindInfo("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True),
         KindInfo("Pod", "v1", "pods", True),
     )
 }

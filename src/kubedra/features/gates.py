@@ -12,8 +12,10 @@ Sources, checked gate by gate:
 Both agree on every stage and default below. One difference: the website marks
 DRADeviceTaintRules and DRADeviceTaints as locked GA in 1.37, while the 1.37 code sets
 ``LockToDefault: false`` ("LockToDefault: true in 1.38"); kubedra follows the code, so both
-can still be turned off in 1.37. DRAPreemption (preempting pods that hold claims) has a KEP but no
-gate in any 1.34-1.37 table, so it is not listed.
+can still be turned off in 1.37. DRAPreemption (preempting pods that hold claims, KEP-5690)
+has a KEP but no gate in the published 1.34-1.37 tables; kubedra accepts it from 1.37 on as the
+alpha gate the KEP names (off by default), so that ``--feature-gates DRAPreemption=true`` works
+as it will there.
 
 A gate that a release does not have yet is unknown to that release's binaries, so
 ``--feature-gates`` rejects it there as kube-scheduler does.
@@ -84,6 +86,7 @@ GATES: dict[str, tuple[GateSpec, ...]] = {
     "DRAOptionalNodeOperations": (GateSpec("1.37", False, A),),
     "DRAPartitionableDevices": (GateSpec("1.33", False, A), GateSpec("1.36", True, B)),
     "DRAPartitionableDevicesType": (GateSpec("1.37", False, A),),
+    "DRAPreemption": (GateSpec("1.37", False, A),),
     "DRAPrioritizedList": (
         GateSpec("1.33", False, A),
         GateSpec("1.34", True, B),

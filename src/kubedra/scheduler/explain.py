@@ -16,6 +16,7 @@ from typing import Any
 
 from kubedra.allocator.explain import Recorder
 from kubedra.api.quantity import Quantity
+from kubedra.scheduler.defaultpreemption import explain_note
 from kubedra.scheduler.dynamicresources import claim_key
 from kubedra.scheduler.plugins import DYNAMIC_RESOURCES
 from kubedra.scheduler.scheduler import Scheduler, is_terminal
@@ -189,6 +190,12 @@ def _explain_pending(scheduler: Scheduler, pod: dict[str, Any], key: str) -> dic
         summary.append(
             "; ".join(f"{_plural(len(names), 'node')}: {reason}" for (_, reason), names in ordered)
         )
+    note = explain_note(
+        scheduler, cycle, {n: r for n, (p, r) in per_node.items() if p == DYNAMIC_RESOURCES}
+    )
+    if note is not None:
+        summary.append(note)
+        out["preemption"] = note
     feasible = len(nodes) - len(per_node)
     if feasible:
         summary.append(

@@ -28,6 +28,7 @@ from kubedra.cluster.events import Event
 from kubedra.cluster.kinds import CREATION_ORDER
 from kubedra.cluster.store import Store, StoreError
 from kubedra.scheduler import plugins as P
+from kubedra.scheduler.defaultpreemption import DefaultPreemption
 from kubedra.scheduler.dynamicresources import (
     BindError,
     CycleState,
@@ -36,9 +37,9 @@ from kubedra.scheduler.dynamicresources import (
     pod_claim_names,
 )
 from kubedra.scheduler.evaluations import Evaluation, ShapeTable
+from kubedra.scheduler.gang import DEFAULT_STEP_LIMIT, GangScheduling
 from kubedra.scheduler.messages import NO_NODES, fit_error
 from kubedra.scheduler.nodeinfo import NodeList, NodeState, PodEntry
-from kubedra.scheduler.preemption import preempt
 from kubedra.scheduler.queue import QueuedPod, SchedulingQueue
 from kubedra.scheduler.resources import CPU, MEMORY, QuantityCache, Resources, pod_requests
 from kubedra.scheduler.status import (
@@ -64,6 +65,9 @@ class SchedulerConfig:
     policy: Literal["default", "first-fit"] = "default"
     percentage_of_nodes_to_score: int | None = None
     seed: int | None = None
+    gang: Literal["upstream", "backtrack"] = "upstream"
+    """How a PodGroup's gang is placed: upstream's greedy order, or kubedra's search."""
+    gang_steps: int = DEFAULT_STEP_LIMIT
     device_policy: str = "first-fit"
     """Which valid devices the allocator picks (kubedra.allocator.policy); opt-in."""
     node_score: str | None = None
@@ -193,6 +197,8 @@ class Scheduler:
                 self._on_event(Event("ADDED", kind, obj, None))
         self._syncing = False
         store.subscribe(self._on_event)
+        self.preemption = DefaultPreemption(self)
+        self.gangs = GangScheduling(self)
 
     # --- time -----------------------------------------------------------------------------------
 
@@ -404,7 +410,7 @@ class Scheduler:
             ):
                 self.queue.remove(entry.key)
                 continue
-            decision = self._cycle(pod, entry)
+            decision = self.gangs.cycle(pod) or self._cycle(pod, entry)
             self.decisions.append(decision)
             self.last_decision[decision.pod] = decision
             return decision
@@ -511,6 +517,7 @@ class Scheduler:
 
     def _cycle(self, pod: dict[str, Any], entry: QueuedPod) -> Decision:
         key = entry.key
+        self.preemption.before_cycle(key)
         decision = Decision(pod=key, node=None, result="Unschedulable", time=self.clock.now())
         cycle, status = self.prepare(pod)
         first_fit = self.config.policy == "first-fit"
@@ -863,7 +870,7 @@ class Scheduler:
     ) -> tuple[str, str | None]:
         """DynamicResources, then DefaultPreemption: the message and the nominated node."""
         dra = self.dra.post_filter(cycle.dra, cycle.pod)
-        outcome = preempt(self, cycle, statuses, nodes)
+        outcome = self.preemption.preempt(cycle, statuses, nodes)
         if outcome.node is not None:
             return "", outcome.node
         return f"{dra}, {outcome.message}", None

@@ -28,6 +28,7 @@ from kubedra.api.models.core import (
     Toleration,
 )
 from kubedra.api.models.meta import Condition, ListMeta, ObjectMeta, OwnerReference
+from kubedra.api.models.policy import PodDisruptionBudget
 from kubedra.api.models.resource import (
     AllocatedDeviceStatus,
     AllocationResult,
@@ -73,6 +74,7 @@ from kubedra.api.models.resource import (
     ResourceSlice,
     ResourceSliceSpec,
 )
+from kubedra.api.models.scheduling import PodGroup, Workload
 
 KINDS: dict[tuple[str, str], type[KubeObject]] = {
     ("resource.k8s.io/v1", "DeviceClass"): DeviceClass,
@@ -84,10 +86,15 @@ KINDS: dict[tuple[str, str], type[KubeObject]] = {
     ("v1", "Node"): Node,
     ("v1", "Namespace"): Namespace,
     ("scheduling.k8s.io/v1", "PriorityClass"): PriorityClass,
+    ("scheduling.k8s.io/v1alpha2", "Workload"): Workload,
+    ("scheduling.k8s.io/v1alpha2", "PodGroup"): PodGroup,
+    ("policy/v1", "PodDisruptionBudget"): PodDisruptionBudget,
 }
 """The model of each supported v1 object, by (apiVersion, kind)."""
 
-NAMESPACED_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "Pod"})
+NAMESPACED_KINDS = frozenset(
+    {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Workload", "PodGroup", "PodDisruptionBudget"}
+)
 """Kinds whose objects live in a namespace; every other supported kind is cluster-scoped."""
 
 FULLY_MODELED_GROUPS = frozenset({"resource.k8s.io"})
@@ -147,6 +154,8 @@ __all__ = [
     "OpaqueDeviceConfiguration",
     "OwnerReference",
     "Pod",
+    "PodDisruptionBudget",
+    "PodGroup",
     "PodResourceClaim",
     "PodSpec",
     "PodStatus",
@@ -163,4 +172,5 @@ __all__ = [
     "ResourceSliceSpec",
     "Taint",
     "Toleration",
+    "Workload",
 ]

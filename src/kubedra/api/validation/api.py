@@ -11,6 +11,7 @@ from kubedra.api.validation.core_kinds import (
     validate_priority_class,
 )
 from kubedra.api.validation.errors import FieldError, go_quote, not_supported, type_invalid
+from kubedra.api.validation.policy_kinds import validate_pod_disruption_budget
 from kubedra.api.validation.resource_kinds import (
     validate_device_class,
     validate_device_taint_rule,
@@ -18,6 +19,7 @@ from kubedra.api.validation.resource_kinds import (
     validate_resource_claim_template,
     validate_resource_slice,
 )
+from kubedra.api.validation.scheduling_kinds import validate_pod_group, validate_workload
 from kubedra.api.validation.schema import KIND_SCHEMAS
 from kubedra.api.validation.typecheck import check_types, json_type_name
 
@@ -33,6 +35,9 @@ VALIDATORS: dict[str, Validator] = {
     "Node": validate_node,
     "Namespace": validate_namespace,
     "PriorityClass": validate_priority_class,
+    "Workload": validate_workload,
+    "PodGroup": validate_pod_group,
+    "PodDisruptionBudget": validate_pod_disruption_budget,
 }
 
 

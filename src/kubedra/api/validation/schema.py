@@ -244,6 +244,9 @@ NODE_SPEC: Spec = {"unschedulable": BOOL, "taints": ListOf(NODE_TAINT), "provide
 NODE_STATUS: Spec = {"allocatable": MapOf(QTY), "capacity": MapOf(QTY)}
 
 
+SCHEDULING_POLICY: Spec = {"basic": ANY, "gang": {"minCount": INT32}}
+
+
 def top_level(**fields: Spec) -> Spec:
     """The schema of a whole object: metadata plus the given top-level fields."""
     return {"apiVersion": STR, "kind": STR, "metadata": OBJECT_META, **fields}
@@ -260,5 +263,15 @@ KIND_SCHEMAS: dict[str, Spec] = {
     "Namespace": top_level(spec={"finalizers": STRINGS}),
     "PriorityClass": top_level(
         value=INT32, globalDefault=BOOL, description=STR, preemptionPolicy=STR
+    ),
+    "Workload": top_level(
+        spec={"podGroupTemplates": ListOf({"name": STR, "schedulingPolicy": SCHEDULING_POLICY})}
+    ),
+    "PodDisruptionBudget": top_level(
+        spec={"minAvailable": ANY, "maxUnavailable": ANY, "selector": ANY},
+        status={"disruptionsAllowed": INT32, "disruptedPods": ANY},
+    ),
+    "PodGroup": top_level(
+        spec={"podGroupTemplateRef": ANY, "schedulingPolicy": SCHEDULING_POLICY}, status=ANY
     ),
 }
