@@ -340,6 +340,7 @@ def test_discovery_aggregated_when_asked_legacy_otherwise(served: Served) -> Non
     assert [item["metadata"]["name"] for item in groups["items"]] == [
         "scheduling.k8s.io",
         "resource.k8s.io",
+        "policy",
     ]
     resource = next(
         item for item in groups["items"] if item["metadata"]["name"] == "resource.k8s.io"

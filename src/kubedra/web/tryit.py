@@ -40,11 +40,15 @@ def _label(obj: dict[str, Any]) -> str:
 def check_manifests(text: str, namespace: str) -> Checked:
     """Parse, default and validate every object; errors carry object, field path, message."""
     result = Checked()
-    loaded = load_text(text, "editor")
+    loaded = load_text(text, "editor", namespace=namespace)
     for error in loaded.errors:
         result.errors.append({"object": None, "field": None, "message": str(error)})
+    for unmodeled in loaded.unmodeled:  # a Secret or a Deployment: nothing the page can add
+        label = _label(unmodeled.content)
+        message = f"unsupported kind {unmodeled.kind} ({unmodeled.api_version})"
+        result.errors.append({"object": label, "field": "kind", "message": message})
     objects = loaded.objects
-    if not objects and not loaded.errors:
+    if not objects and not result.errors:
         result.errors.append({"object": None, "field": None, "message": "no objects given"})
     if len(objects) > MAX_OBJECTS:
         result.errors.append(
