@@ -213,7 +213,7 @@ def what_if(
     device_policy: PolicyOpt = "first-fit",
     output: OutputOpt = Output.TEXT,
 ) -> None:
-    """Apply changes (add nodes, drain, remove a node, taint, ...) and show what moves."""
+    """Apply changes (nodes, slices, class selectors, taints, ...) and show what moves."""
     from kubedra.cluster.store import StoreError
     from kubedra.cluster.timeline import TimelineError
     from kubedra.planning import whatif
@@ -231,10 +231,8 @@ def what_if(
     if output is Output.JSON:
         typer.echo(json.dumps([d.to_dict() for d in diffs], indent=2))
         return
-    for i, d in enumerate(diffs):
-        typer.echo(f"Step {i + 1}: {d.description}")
-        for line in d.lines():
-            typer.echo(f"  {line}")
+    for line in whatif.report_lines(diffs):
+        typer.echo(line)
 
 
 def register(app: typer.Typer) -> None:
