@@ -234,9 +234,8 @@ def test_simulate_what_if_bad_input_is_exit_1(tmp_path: Path) -> None:
     assert "bad.yaml: step 1: unknown step 'explode'" in result.output
 
 
-def test_simulate_events_stop_the_clock_at_the_next_step(tmp_path: Path) -> None:
-    # A 60 s toleration, untainted 30 s later: the pod must never be evicted. Before the fix
-    # simulate ran each step to its fixed point, past the next step's time.
+def tolerating_cluster(tmp_path: Path) -> Path:
+    """One 72 GiB pod whose claim tolerates the taint ``k`` (NoExecute) for 60 s."""
     objects = mixed_sizes(1, queue=(72,))
     toleration = {"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}
     for obj in objects:
@@ -244,6 +243,13 @@ def test_simulate_events_stop_the_clock_at_the_next_step(tmp_path: Path) -> None
             obj["spec"]["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [toleration]
     cluster = tmp_path / "c.yaml"
     cluster.write_text(yaml.safe_dump_all(objects))
+    return cluster
+
+
+def test_simulate_events_stop_the_clock_at_the_next_step(tmp_path: Path) -> None:
+    # A 60 s toleration, untainted 30 s later: the pod must never be evicted. Before the fix
+    # simulate ran each step to its fixed point, past the next step's time.
+    cluster = tolerating_cluster(tmp_path)
     events = tmp_path / "e.yaml"
     taint = {"name": "ecc", "device": "gpu-0", "key": "k"}
     events.write_text(yaml.safe_dump([{"taint": taint}, {"after": "30s", "untaint": "ecc"}]))
@@ -251,3 +257,27 @@ def test_simulate_events_stop_the_clock_at_the_next_step(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert "evicted" not in result.output
     assert "1 pod(s) on 1 node(s): 1 placed, 0 pending" in result.output.split("After the")[1]
+
+
+def test_plan_what_if_runs_the_cluster_only_until_the_first_step(tmp_path: Path) -> None:
+    # The cluster already holds the taint rule; the first step (30 s in) removes it, before
+    # the 60 s toleration ends, so the drain still finds the pod on node-0. Before the fix
+    # plan what-if ran the cluster to its fixed point first: the pod was evicted at 60 s.
+    cluster = tolerating_cluster(tmp_path)
+    rule = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceTaintRule",
+        "metadata": {"name": "ecc"},
+        "spec": {
+            "deviceSelector": {"device": "gpu-0"},
+            "taint": {"key": "k", "effect": "NoExecute"},
+        },
+    }
+    cluster.write_text(cluster.read_text() + "---\n" + yaml.safe_dump(rule))
+    steps = tmp_path / "s.yaml"
+    steps.write_text(yaml.safe_dump([{"after": "30s", "untaint": "ecc"}, {"drain": "node-0"}]))
+    plan = invoke("plan", "what-if", str(steps), str(cluster))
+    assert plan.exit_code == 0, plan.output
+    assert "Step 2: drain node-0\n  pod default/pod-0000-72gi evicted from node-0\n" in plan.output
+    simulated = invoke("simulate", str(cluster), "--what-if", str(steps))
+    assert "\n".join(plan.output.splitlines()) in simulated.output

@@ -47,12 +47,17 @@ def _fail(message: str) -> typer.Exit:
 
 
 def _cluster(
-    paths: list[Path] | None, files: list[Path] | None, example: str | None, policy: str
+    paths: list[Path] | None,
+    files: list[Path] | None,
+    example: str | None,
+    policy: str,
+    run_for: float | None = None,
 ) -> Any:
     from kubedra.planning.cluster import PlanInputError, load_objects, simulate
 
     try:
-        return simulate(load_objects(paths or [], files or [], example), device_policy=policy)
+        objects = load_objects(paths or [], files or [], example)
+        return simulate(objects, device_policy=policy, run_for=run_for)
     except (PlanInputError, ValueError) as error:
         raise _fail(str(error)) from None
 
@@ -223,7 +228,7 @@ def what_if(
         steps = whatif.load_steps(steps_file)
     except TimelineError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy)
+    sim = _cluster(paths, files, example, device_policy, steps[0].after if steps else None)
     try:
         diffs = whatif.what_if(sim, steps)
     except (TimelineError, StoreError, PlanInputError) as error:
