@@ -281,3 +281,24 @@ def test_plan_what_if_runs_the_cluster_only_until_the_first_step(tmp_path: Path)
     assert "Step 2: drain node-0\n  pod default/pod-0000-72gi evicted from node-0\n" in plan.output
     simulated = invoke("simulate", str(cluster), "--what-if", str(steps))
     assert "\n".join(plan.output.splitlines()) in simulated.output
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["plan", "what-if", "{steps}", "{cluster}"],
+        ["simulate", "{cluster}", "--what-if", "{steps}"],
+        ["simulate", "{cluster}", "--events", "{steps}"],
+    ],
+)
+def test_bad_cel_in_a_step_is_exit_1_in_every_command(command: list[str], tmp_path: Path) -> None:
+    cluster, steps = write_inputs(tmp_path)
+    bad = {"class": DRIVER, "selectors": selector("device.nope")}
+    steps.write_text(yaml.safe_dump([{"cordon": "node-0"}, {"set-class-selector": bad}]))
+    result = invoke(*[a.format(steps=steps, cluster=cluster) for a in command])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    expected = f"{steps}: step 2.set-class-selector.selectors[0].cel.expression: Invalid value"
+    assert expected in result.output
+    assert "undefined field 'nope'" in result.output
+    assert "Traceback" not in result.output
