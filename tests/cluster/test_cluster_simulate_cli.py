@@ -133,7 +133,7 @@ def test_bad_timeline_names_the_step(tmp_path: Path) -> None:
     events = write(tmp_path / "e.yaml", "- cordon: x\n- explode: now\n")
     out = kubedra("simulate", "--example", "gpu-demo", "--events", str(events))
     assert out.returncode == 1
-    assert f"{events}: step 2: unknown field 'explode'" in out.stderr
+    assert f"{events}: step 2: unknown step 'explode'" in out.stderr
 
 
 def test_wide_adds_priority_qos_and_node_selector() -> None:

@@ -47,12 +47,17 @@ def _fail(message: str) -> typer.Exit:
 
 
 def _cluster(
-    paths: list[Path] | None, files: list[Path] | None, example: str | None, policy: str
+    paths: list[Path] | None,
+    files: list[Path] | None,
+    example: str | None,
+    policy: str,
+    run_for: float | None = None,
 ) -> Any:
     from kubedra.planning.cluster import PlanInputError, load_objects, simulate
 
     try:
-        return simulate(load_objects(paths or [], files or [], example), device_policy=policy)
+        objects = load_objects(paths or [], files or [], example)
+        return simulate(objects, device_policy=policy, run_for=run_for)
     except (PlanInputError, ValueError) as error:
         raise _fail(str(error)) from None
 
@@ -213,7 +218,7 @@ def what_if(
     device_policy: PolicyOpt = "first-fit",
     output: OutputOpt = Output.TEXT,
 ) -> None:
-    """Apply changes (add nodes, drain, remove a node, taint, ...) and show what moves."""
+    """Apply changes (nodes, slices, class selectors, taints, ...) and show what moves."""
     from kubedra.cluster.store import StoreError
     from kubedra.cluster.timeline import TimelineError
     from kubedra.planning import whatif
@@ -223,7 +228,7 @@ def what_if(
         steps = whatif.load_steps(steps_file)
     except TimelineError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy)
+    sim = _cluster(paths, files, example, device_policy, steps[0].after if steps else None)
     try:
         diffs = whatif.what_if(sim, steps)
     except (TimelineError, StoreError, PlanInputError) as error:
@@ -231,10 +236,8 @@ def what_if(
     if output is Output.JSON:
         typer.echo(json.dumps([d.to_dict() for d in diffs], indent=2))
         return
-    for i, d in enumerate(diffs):
-        typer.echo(f"Step {i + 1}: {d.description}")
-        for line in d.lines():
-            typer.echo(f"  {line}")
+    for line in whatif.report_lines(diffs):
+        typer.echo(line)
 
 
 def register(app: typer.Typer) -> None:

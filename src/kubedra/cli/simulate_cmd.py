@@ -66,6 +66,10 @@ def simulate(
     events: Annotated[
         Path | None, typer.Option("--events", help="A timeline of later changes (YAML).")
     ] = None,
+    what_if: Annotated[
+        Path | None,
+        typer.Option("--what-if", help="Steps (YAML) to apply after it, each shown as a diff."),
+    ] = None,
     device_policy: Annotated[
         str, typer.Option("--device-policy", help="first-fit (upstream), best-fit or spread.")
     ] = "first-fit",
@@ -84,10 +88,13 @@ def simulate(
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
     Shows pods and their nodes, claims and their devices (with the attributes and capacity
-    that made them match) and why Pending pods wait. Workloads (Deployments, Jobs,
-    StatefulSets, DaemonSets, ReplicaSets) become the pods their controllers would create;
-    other kinds kubedra does not model are listed as skipped. --kubeconfig/--context start
-    from a live cluster's snapshot (read-only), to which files may add objects. The DRA
+    that made them match) and why Pending pods wait. --events applies later changes and shows
+    what the controllers did; --what-if applies steps (after --events) and shows per step
+    which pods moved, were evicted or became Pending and which claims changed. Workloads
+    (Deployments, Jobs, StatefulSets, DaemonSets, ReplicaSets) become the pods their
+    controllers would create; other kinds kubedra does not model are listed as skipped.
+    --kubeconfig/--context start from a live cluster's snapshot (read-only), to which files
+    may add objects. The DRA
     features the input uses are named with their maturity in --kubernetes-version.
 
     Exits 0 when all pods are placed, 2 when some stay Pending, 1 for bad input.
@@ -96,7 +103,8 @@ def simulate(
 
     from kubedra.cli.sim_input import NO_INPUT, InputFlags, gather
     from kubedra.cluster.simulation import Simulation
-    from kubedra.cluster.timeline import TimelineError, load_timeline
+    from kubedra.cluster.timeline import TimelineError
+    from kubedra.planning.steps import load_steps
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     flags = InputFlags(
@@ -116,13 +124,16 @@ def simulate(
     read = gather(flags)
     for error in read.errors:
         err.print(error, markup=False)
-    steps = []
-    if events is not None:
-        try:
-            steps = load_timeline(events)
-        except TimelineError as error:
-            err.print(f"error: {error}")
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+    steps: list[Any] = []
+    what_if_steps: list[Any] = []
+    try:
+        if events is not None:
+            steps = load_steps(events)
+        if what_if is not None:
+            what_if_steps = load_steps(what_if)
+    except TimelineError as error:
+        err.print(f"error: {error}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     if read.errors:
         raise typer.Exit(EXIT_BAD_INPUT)
     for warning in read.warnings:
@@ -157,10 +168,11 @@ def simulate(
 
     out = _console(output)
     first_until = None
-    if steps:
+    every_step = [*steps, *what_if_steps]
+    if every_step:
         from datetime import timedelta
 
-        first_until = sim.clock.now() + timedelta(seconds=steps[0].after)
+        first_until = sim.clock.now() + timedelta(seconds=every_step[0].after)
     _run_with_progress(sim, out, first_until)
     texty = output in (Output.TEXT, Output.WIDE)
     if texty:
@@ -170,16 +182,18 @@ def simulate(
     from kubedra.cluster.clock import START
     from kubedra.cluster.store import StoreError
 
-    for step in steps:
+    for i, step in enumerate(steps):
 
         def action(s: Simulation, step: Any = step) -> None:
             s.clock.advance(step.after)
             step.action(s)
 
+        # the clock stops when the next step (of --events, else of --what-if) is due
+        run_for = every_step[i + 1].after if i + 1 < len(every_step) else None
         try:
-            result = sim.apply(action, step.description)
-        except (StoreError, TimelineError) as error:
-            err.print(f"error: step {step.index + 1} ({step.description}): {error}")
+            result = sim.apply(action, step.description, run_for)
+        except (StoreError, TimelineError, PlanInputError) as error:
+            err.print(f"error: step {step.index + 1} ({step.description}): {error}", markup=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
         if texty:
             at = ((result.time or sim.clock.now()) - START).total_seconds()
@@ -192,6 +206,8 @@ def simulate(
     if steps and texty:
         out.print("\n[bold]After the timeline[/]")
         _print_summary(sim, out, wide=output is Output.WIDE)
+    if what_if_steps:
+        _what_if(sim, what_if_steps, out, err, texty, wide=output is Output.WIDE)
     if output is Output.YAML:
         from kubedra.api.io import dump_yaml
 
@@ -206,6 +222,29 @@ def simulate(
         for obj in sim.objects():
             out.print(resource_name(obj), markup=False)
     raise typer.Exit(EXIT_PENDING if _pending(sim) else EXIT_PLACED)
+
+
+def _what_if(
+    sim: Simulation, steps: list[Any], out: Console, err: Console, texty: bool, wide: bool
+) -> None:
+    """Apply the --what-if steps with plan what-if's engine and print its per-step diffs."""
+    from kubedra.cluster.timeline import TimelineError
+    from kubedra.planning.cluster import PlanInputError
+    from kubedra.planning.whatif import report_lines
+    from kubedra.planning.whatif import what_if as apply_steps
+
+    try:
+        diffs = apply_steps(sim, steps)
+    except (TimelineError, PlanInputError) as error:
+        err.print(f"error: {error}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if not texty:
+        return
+    out.print("\n[bold]What if[/]")
+    for line in report_lines(diffs):
+        out.print(line, markup=False)
+    out.print("\n[bold]After the what-if steps[/]")
+    _print_summary(sim, out, wide=wide)
 
 
 def _print_input_notes(read: SimInput, out: Console) -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from kubedra.api.io import load_text
+from kubedra.api.validation.resource_common import DEVICE_TAINT_EFFECTS
 from kubedra.cluster.kinds import KINDS
 
 Action = Callable[[Any], None]
@@ -91,10 +92,11 @@ def parse_timeline(data: Any, source: str = "<events>") -> list[Step]:
         return []
     if not isinstance(data, list):
         raise TimelineError(f"{source}: a timeline is a list of steps (or a map with steps)")
-    return [_step(i, raw, f"{source}: step {i + 1}") for i, raw in enumerate(data)]
+    return [parse_step(i, raw, f"{source}: step {i + 1}") for i, raw in enumerate(data)]
 
 
-def _step(index: int, raw: Any, where: str) -> Step:
+def parse_step(index: int, raw: Any, where: str) -> Step:
+    """One step (``where`` names it in errors, e.g. ``FILE: step 3``)."""
     if not isinstance(raw, dict):
         raise TimelineError(f"{where}: a step is a map with one of {', '.join(ACTIONS)}")
     actions = [key for key in raw if key in ACTIONS]
@@ -155,6 +157,11 @@ def _taint(value: Any, where: str) -> tuple[str, Action]:
         raise TimelineError(f"{where}.key: required")
     selector = {k: str(value[k]) for k in ("driver", "pool", "device") if value.get(k)}
     taint = {"key": str(value["key"]), "effect": str(value.get("effect") or "NoExecute")}
+    if taint["effect"] not in DEVICE_TAINT_EFFECTS:
+        choices = ", ".join(f'"{e}"' for e in DEVICE_TAINT_EFFECTS)
+        raise TimelineError(
+            f'{where}.effect: Unsupported value: "{taint["effect"]}": supported values: {choices}'
+        )
     if value.get("value") is not None:
         taint["value"] = str(value["value"])
     meta: dict[str, Any] = (

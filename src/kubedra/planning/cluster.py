@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +76,10 @@ def simulate(
     node_score: str | None = None,
     namespace: str = "default",
     seed: int | None = None,
+    run_for: float | None = None,
 ) -> Simulation:
-    """A Simulation of ``objects`` run to its fixed point."""
+    """A Simulation of ``objects`` run to its fixed point (or for ``run_for`` seconds at most,
+    when the first what-if step is due)."""
     sim = Simulation(
         namespace=namespace,
         seed=seed,
@@ -87,5 +90,8 @@ def simulate(
         raise PlanInputError(
             "\n".join(f"{p.object}: {p.message} (in {p.source})" for p in problems)
         )
-    sim.run()
+    if run_for is None:
+        sim.run()
+    else:
+        sim.run(until=sim.clock.now() + timedelta(seconds=run_for))
     return sim

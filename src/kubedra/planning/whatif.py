@@ -1,42 +1,24 @@
-"""``kubedra plan what-if STEPS PATH...``: what each change does, as a diff of the state.
+"""What-if: what each change does, as a diff of the state (``kubedra plan what-if`` and
+``kubedra simulate --what-if``).
 
-Steps are ``kubedra simulate --events`` steps (create, delete, taint, untaint, cordon,
-uncordon, condition, wait) plus three of planning's own:
-
-- ``add-nodes: {template: FILE, count: N}``: N nodes built from a Node+ResourceSlices template;
-- ``drain: NODE``: cordon the node and evict its pods; each evicted pod is created again
-  unbound (as its controller would), so it moves to another node or waits;
-- ``remove-node: NODE``: drain, then delete the node and its ResourceSlices.
-
-After each step the control plane runs to a fixed point and the diff against the state before
-lists the pods that moved, were placed, were evicted (gone) or became Pending, and the claims
-whose allocation changed.
+The steps are read by :mod:`kubedra.planning.steps`. After each step the control plane runs
+(to a fixed point, or until the next step is due) and the diff against the state before lists
+the pods that moved, were placed, were evicted (gone) or became Pending, and the claims whose
+allocation changed.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubedra.cluster.simulation import Simulation
-from kubedra.cluster.timeline import TimelineError, parse_duration, parse_timeline
-from kubedra.planning.capacity import copy_of
-from kubedra.planning.cluster import PlanInputError, load_objects
-from kubedra.planning.nodes import instantiate, split_template
+from kubedra.cluster.store import StoreError
+from kubedra.cluster.timeline import Step, TimelineError
+from kubedra.planning.steps import OWN, load_steps, parse_steps
 
-OWN = ("add-nodes", "drain", "remove-node")
-
-
-@dataclass
-class WhatIfStep:
-    description: str
-    after: float
-    action: Callable[[Simulation], None]
+__all__ = ["OWN", "Diff", "diff", "load_steps", "parse_steps", "report_lines", "what_if"]
 
 
 @dataclass
@@ -120,112 +102,32 @@ def diff(
     return out
 
 
-def _drain(node_name: str, where: str, remove: bool) -> Callable[[Simulation], None]:
-    def run(sim: Simulation) -> None:
-        node = sim.store.get("Node", node_name)
-        if node is None:
-            raise TimelineError(f'{where}: nodes "{node_name}" not found')
-        spec = dict(node.get("spec") or {}) | {"unschedulable": True}
-        sim.store.update(node | {"spec": spec})
-        victims = [
-            p for p in sim.store.list("Pod") if (p.get("spec") or {}).get("nodeName") == node_name
-        ]
-        for pod in victims:
-            meta = pod["metadata"]
-            sim.store.delete("Pod", meta["name"], meta.get("namespace"))
-        sim.settle()  # claims of the evicted pods are released first
-        if remove:
-            for s in sim.store.list("ResourceSlice"):
-                if (s.get("spec") or {}).get("nodeName") == node_name:
-                    sim.store.delete("ResourceSlice", s["metadata"]["name"])
-            sim.store.delete("Node", node_name)
-        for pod in victims:
-            again = copy_of(pod, pod["metadata"]["name"])
-            again["spec"].pop("nodeName", None)
-            sim.load([again])
+def what_if(sim: Simulation, steps: list[Step], last_run_for: float | None = None) -> list[Diff]:
+    """Apply ``steps`` to ``sim`` (already run), one diff per step.
 
-    return run
-
-
-def _add_nodes(value: Any, where: str, base_dir: Path) -> tuple[str, Callable[[Simulation], None]]:
-    if not isinstance(value, dict) or not value.get("template"):
-        raise TimelineError(f"{where}: needs template: FILE (and count: N)")
-    count = value.get("count", 1)
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise TimelineError(f"{where}.count: a whole number of at least 1")
-    path = Path(str(value["template"]))
-    if not path.is_absolute():
-        path = base_dir / path
-    try:
-        node, slices = split_template(load_objects([path]))
-    except PlanInputError as error:
-        raise TimelineError(f"{where}.template: {error}") from None
-    base = str(value.get("name") or (node.get("metadata") or {}).get("name") or "node")
-
-    def run(sim: Simulation) -> None:
-        taken = {n["metadata"]["name"] for n in sim.store.list("Node")}
-        index = 0
-        for _ in range(count):
-            index += 1
-            while f"{base}-{index}" in taken:
-                index += 1
-            problems = sim.load(instantiate(copy.deepcopy(node), slices, f"{base}-{index}"))
-            if problems:
-                raise TimelineError(f"{where}: {problems[0].object}: {problems[0].message}")
-
-    return f"add {count} node(s) from {value['template']}", run
-
-
-def parse_steps(data: Any, source: str, base_dir: Path) -> list[WhatIfStep]:
-    """The steps of a what-if file; raises TimelineError."""
-    if isinstance(data, dict) and "steps" in data:
-        data = data["steps"]
-    if not isinstance(data, list):
-        raise TimelineError(f"{source}: a list of steps (or a map with steps)")
-    steps: list[WhatIfStep] = []
-    for i, raw in enumerate(data):
-        where = f"{source}: step {i + 1}"
-        own = [k for k in OWN if isinstance(raw, dict) and k in raw]
-        if not own:
-            [step] = parse_timeline([raw], source)
-            steps.append(WhatIfStep(step.description, step.after, step.action))
-            continue
-        extra = [k for k in raw if k not in (own[0], "after")]
-        if len(own) > 1 or extra:
-            raise TimelineError(f"{where}: unknown field {(own[1:] + extra)[0]!r}")
-        after = parse_duration(raw.get("after", 0), f"{where}.after")
-        name, value = own[0], raw[own[0]]
-        if name == "add-nodes":
-            description, action = _add_nodes(value, f"{where}.add-nodes", base_dir)
-        else:
-            if not isinstance(value, str) or not value:
-                raise TimelineError(f"{where}.{name}: the node's name")
-            description = f"{name} {value}"
-            action = _drain(value, f"{where}.{name}", remove=name == "remove-node")
-        steps.append(WhatIfStep(description, after, action))
-    return steps
-
-
-def load_steps(path: Path) -> list[WhatIfStep]:
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise TimelineError(f"{path}: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        raise TimelineError(f"{path}: YAML syntax error: {error}") from None
-    return parse_steps(data, str(path), path.parent)
-
-
-def what_if(sim: Simulation, steps: list[WhatIfStep]) -> list[Diff]:
-    """Apply ``steps`` to ``sim`` (already run), one diff per step."""
+    After each step the clock runs only up to the next step's time (as a timeline does), the
+    last one to the fixed point, or ``last_run_for`` seconds. A step that fails raises
+    TimelineError naming it."""
     out = []
-    for step in steps:
+    for i, step in enumerate(steps):
         before = _snapshot(sim)
 
-        def action(s: Simulation, step: WhatIfStep = step) -> None:
+        def action(s: Simulation, step: Step = step) -> None:
             s.clock.advance(step.after)
             step.action(s)
 
-        sim.apply(action, step.description)
+        run_for = steps[i + 1].after if i + 1 < len(steps) else last_run_for
+        try:
+            sim.apply(action, step.description, run_for)
+        except StoreError as error:
+            raise TimelineError(f"step {step.index + 1} ({step.description}): {error}") from None
         out.append(diff(step.description, before, _snapshot(sim)))
     return out
+
+
+def report_lines(diffs: list[Diff]) -> Iterator[str]:
+    """The text report of both commands: a header per step, then its diff indented."""
+    for i, d in enumerate(diffs):
+        yield f"Step {i + 1}: {d.description}"
+        for line in d.lines():
+            yield f"  {line}"
