@@ -43,6 +43,13 @@ from kubedra.cluster.clock import parse_time
 from kubedra.cluster.events import Event
 from kubedra.scheduler import plugins as P
 from kubedra.scheduler.dynamicresources import ERR_CANNOT_ALLOCATE, _results, pod_claim_names
+from kubedra.scheduler.extendedpreemption import (
+    DEFAULT_VICTIM_SETS,
+    ExtendedSearch,
+    Report,
+    holds_remote,
+    remote_pools,
+)
 from kubedra.scheduler.messages import NO_VICTIMS, PREEMPTION_NOT_HELPFUL, fit_error
 from kubedra.scheduler.nodeinfo import NodeState, PodEntry
 from kubedra.scheduler.preemption import Outcome
@@ -198,7 +205,14 @@ class DefaultPreemption:
         self.pdb_source: PdbSource = self._store_pdbs
         self._pending: dict[str, Hold] = {}
         self._held_by_node: dict[str, tuple[list[dict[str, Any]], set[str]]] = {}
+        self.reports: dict[str, Report] = {}
+        """The latest ``--preemption extended`` decision per preemptor, for explain."""
         scheduler.store.subscribe(self._on_event)
+
+    @property
+    def extended(self) -> bool:
+        config = getattr(self.scheduler, "config", None)
+        return getattr(config, "preemption", "upstream") == "extended"
 
     @property
     def dra_enabled(self) -> bool:
@@ -290,6 +304,8 @@ class DefaultPreemption:
         store_pods = self.scheduler.store.list("Pod")
         pdbs = self.pdb_source()
         local = self._node_local_pools() if self.dra_enabled else {}
+        if self.extended and self._frees_devices(cycle):
+            return self._preempt_extended(cycle, potential, nodes, pdbs, store_pods)
         results: dict[str, Status] = {}
         violating: list[Candidate] = []
         fine: list[Candidate] = []
@@ -312,6 +328,52 @@ class DefaultPreemption:
         self._prepare(cycle, best)
         return Outcome("", best.node.name, tuple(v.key for v in best.victims))
 
+    def _preempt_extended(
+        self,
+        cycle: PodCycle,
+        potential: list[NodeState],
+        nodes: list[NodeState],
+        pdbs: list[dict[str, Any]],
+        store_pods: Sequence[Mapping[str, Any]],
+    ) -> Outcome:
+        """``--preemption extended`` (kubedra.scheduler.extendedpreemption)."""
+        remote = remote_pools(self.scheduler.store.list("ResourceSlice"))
+        lower: dict[str, list[Victim]] = {}
+        for node in nodes:
+            lower[node.name] = [
+                v
+                for e in list(node.pods.values())
+                if e.priority < cycle.priority and (v := self._victim(e)) is not None
+            ]
+        far = [v for vs in lower.values() for v in vs if holds_remote(v, remote)]
+        limit = int(getattr(self.scheduler.config, "preemption_sets", DEFAULT_VICTIM_SETS))
+        results: dict[str, Status] = {}
+        found: list[tuple[tuple[int, int, int], Candidate, ExtendedSearch]] = []
+        for node in potential:
+            own = lower.get(node.name, [])
+            keys = {v.key for v in own}
+            pool = own + [v for v in far if v.key not in keys]
+            pool.sort(key=lambda v: (v.priority, -v.start.timestamp(), v.key))
+            search = ExtendedSearch(self, cycle, node, pool, pdbs, store_pods, limit)
+            outcome = search.run()
+            if isinstance(outcome, Status):
+                results[node.name] = outcome
+                continue
+            held = [r for a in cycle.dra.node_allocations.get(node.name) or [] for r in _results(a)]
+            self._held_by_node[node.name] = (held, set(search.freed))
+            found.append((search.cost(outcome.victims), outcome, search))
+        if not found:
+            absent = len(nodes) - len(results)
+            body = fit_error(
+                len(nodes), results, absent=absent, absent_reason=PREEMPTION_NOT_HELPFUL
+            )
+            return Outcome(f"preemption: {body}")
+        _, best, search = min(found, key=lambda f: f[0])
+        if search.report is not None:
+            self.reports[cycle.key] = search.report
+        self._prepare(cycle, best)
+        return Outcome("", best.node.name, tuple(v.key for v in best.victims))
+
     def _resolvable(self, status: Status | None) -> bool:
         if status is None:
             return False
@@ -320,7 +382,7 @@ class DefaultPreemption:
         # KEP-5690: with the gate on, "cannot allocate all claims" may be resolved by
         # preempting pods whose claims hold node-local devices.
         return (
-            self.dra_enabled
+            (self.dra_enabled or self.extended)
             and status.code == UNSCHEDULABLE_AND_UNRESOLVABLE
             and status.plugin == P.DYNAMIC_RESOURCES
             and ERR_CANNOT_ALLOCATE in status.reasons
@@ -436,7 +498,7 @@ class DefaultPreemption:
             sim.restore()
 
     def _frees_devices(self, cycle: PodCycle) -> bool:
-        if not self.dra_enabled:
+        if not (self.dra_enabled or self.extended):
             return False
         spec = cycle.spec
         return not (spec.get("workloadRef") or spec.get("schedulingGroup"))
