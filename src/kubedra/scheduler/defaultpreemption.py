@@ -305,7 +305,7 @@ class DefaultPreemption:
         pdbs = self.pdb_source()
         local = self._node_local_pools() if self.dra_enabled else {}
         if self.extended and self._frees_devices(cycle):
-            return self._preempt_extended(cycle, potential, nodes, pdbs, store_pods)
+            return self._preempt_extended(cycle, potential, nodes, pdbs, store_pods, num_candidates)
         results: dict[str, Status] = {}
         violating: list[Candidate] = []
         fine: list[Candidate] = []
@@ -335,8 +335,10 @@ class DefaultPreemption:
         nodes: list[NodeState],
         pdbs: list[dict[str, Any]],
         store_pods: Sequence[Mapping[str, Any]],
+        num_candidates: int,
     ) -> Outcome:
-        """``--preemption extended`` (kubedra.scheduler.extendedpreemption)."""
+        """``--preemption extended`` (kubedra.scheduler.extendedpreemption); candidate nodes
+        are searched until ``num_candidates`` were found, as upstream's dry run."""
         remote = remote_pools(self.scheduler.store.list("ResourceSlice"))
         lower: dict[str, list[Victim]] = {}
         for node in nodes:
@@ -362,6 +364,8 @@ class DefaultPreemption:
             held = [r for a in cycle.dra.node_allocations.get(node.name) or [] for r in _results(a)]
             self._held_by_node[node.name] = (held, set(search.freed))
             found.append((search.cost(outcome.victims), outcome, search))
+            if len(found) >= num_candidates:
+                break
         if not found:
             absent = len(nodes) - len(results)
             body = fit_error(
