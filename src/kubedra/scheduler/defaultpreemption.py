@@ -659,7 +659,7 @@ class _NodeSimulation:
 def explain_note(scheduler: Scheduler, cycle: PodCycle, rejected: Mapping[str, str]) -> str | None:
     """For ``kubedra explain``: why pods holding devices were not preempted (gate off), naming
     the lower-priority pods with claims on the nodes DynamicResources rejected."""
-    if getattr(scheduler.features, "dra_preemption", False):
+    if getattr(scheduler.features, "dra_preemption", False) or scheduler.preemption.extended:
         return None
     holders: list[str] = []
     for node_name, reason in rejected.items():
