@@ -77,10 +77,22 @@ class ResourceClaimController:
             self._on_pod(event.obj, event.type == "DELETED")
         elif event.kind == "ResourceClaim":
             self._on_claim(event)
+        elif event.kind == "PodGroup" and event.type == "DELETED":
+            # KEP-5729: a claim reserved for a PodGroup is released when the group is gone.
+            self._on_pod_group_deleted(event.obj)
         elif event.kind == "ResourceClaimTemplate" and event.type == "ADDED":
             # Upstream retries failed pods with backoff; a new template is when that can help.
             for key in sorted(self._failed_pods):
                 self.queue.add(key)
+
+    def _on_pod_group_deleted(self, group: dict[str, Any]) -> None:
+        meta = group["metadata"]
+        namespace = meta.get("namespace")
+        for claim in self.store.list("ResourceClaim", namespace):
+            reserved = (claim.get("status") or {}).get("reservedFor") or []
+            uid = meta["uid"]
+            if any(r.get("resource") == "podgroups" and r.get("uid") == uid for r in reserved):
+                self.queue.add(("claim", namespace, claim["metadata"]["name"]))
 
     def _on_pod(self, pod: dict[str, Any], deleted: bool) -> None:
         spec_claims = (pod.get("spec") or {}).get("resourceClaims")
@@ -366,6 +378,9 @@ class ResourceClaimController:
             self.store.delete("ResourceClaim", name, namespace)
 
     def _keep_reservation(self, namespace: str, ref: dict[str, Any]) -> bool:
+        if ref.get("apiGroup") == "scheduling.k8s.io" and ref.get("resource") == "podgroups":
+            group = self.store.get("PodGroup", str(ref.get("name")), namespace)
+            return group is not None and group["metadata"].get("uid") == ref.get("uid")
         if ref.get("apiGroup") or ref.get("resource") != "pods":
             return True
         uid = ref.get("uid")
