@@ -203,3 +203,41 @@ def test_upstream_mode_unchanged_reprieves_the_most_important_first() -> None:
     assert decision.nominated == "n1"
     assert alive(store) == {"x", "high"}
     assert scheduler.preemption.reports == {}
+
+
+def test_a_victim_on_another_node_frees_a_network_gpu() -> None:
+    # low runs on n2 and fills it; high fits on n1 only once the fabric GPU is free.
+    store, scheduler = make(
+        node("n1"), node("n2", cpu="1"), device_class(), fabric(), mode="extended"
+    )
+    low = holder("low", "low-gpu", 0)
+    low["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "n2"}
+    place(store, scheduler, claim("low-gpu"), low)
+    decision = preempt(store, scheduler)
+    assert decision.nominated == "n1"
+    assert alive(store) == {"high"}
+    report = scheduler.preemption.reports["default/high"]
+    assert (report.node, report.victims) == ("n1", ["default/low"])
+
+
+def pdb(app: str, allowed: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": app, "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"app": app}}},
+        "status": {"disruptionsAllowed": allowed},
+    }
+
+
+def test_among_equally_many_victims_pdb_violations_count_before_priority() -> None:
+    store, scheduler = make(
+        node("n1"), device_class(), slice_("n1", [gpu("g0"), gpu("g1")]), pdb("kept", 0)
+    )
+    protected = holder("p1", "p1-gpu", 1)
+    protected["metadata"]["labels"] = {"app": "kept"}
+    place(store, scheduler, claim("p1-gpu"), protected, claim("p2-gpu"), holder("p2", "p2-gpu", 2))
+    decision = preempt(store, scheduler)
+    assert decision.nominated == "n1"
+    assert alive(store) == {"p1", "high"}
+    assert scheduler.preemption.reports["default/high"].victims == ["default/p2"]

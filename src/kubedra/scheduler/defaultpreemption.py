@@ -230,6 +230,7 @@ class DefaultPreemption:
     def _on_event(self, event: Event) -> None:
         if event.kind == "Pod" and event.type == "DELETED":
             self.release(self._key(event.obj))
+            self.reports.pop(self._key(event.obj), None)
             return
         if event.kind != "ResourceClaim" or not self.holds:
             return
@@ -339,6 +340,7 @@ class DefaultPreemption:
     ) -> Outcome:
         """``--preemption extended`` (kubedra.scheduler.extendedpreemption); candidate nodes
         are searched until ``num_candidates`` were found, as upstream's dry run."""
+        self.reports.pop(cycle.key, None)
         remote = remote_pools(self.scheduler.store.list("ResourceSlice"))
         lower: dict[str, list[Victim]] = {}
         for node in nodes:
