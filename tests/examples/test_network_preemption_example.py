@@ -60,3 +60,13 @@ def test_explain_takes_the_preemption_flag() -> None:
     code, out = explain("--preemption", "sideways")
     assert code == 2
     assert "sideways" in out
+
+
+def test_preemption_sets_bound_from_the_command_line() -> None:
+    # One set is enough here (a single victim); zero is refused by the option itself.
+    code, out = simulate("--preemption", "extended", "--preemption-sets", "1")
+    assert code == 0, out
+    assert "pod default/training bound to worker-1" in out
+    code, out = simulate("--preemption", "extended", "--preemption-sets", "0")
+    assert code == 2
+    assert "--preemption-sets" in out

@@ -93,6 +93,12 @@ def simulate(
         typer.Option("--gang", help="upstream (greedy, all-or-nothing) or backtrack (search)."),
     ] = GangMode.UPSTREAM,
     preemption: PreemptionOption = PreemptionMode.UPSTREAM,
+    preemption_sets: Annotated[
+        int,
+        typer.Option(
+            "--preemption-sets", min=1, help="Victim sets --preemption extended tries per node."
+        ),
+    ] = 2000,
     gang_steps: Annotated[
         int, typer.Option("--gang-steps", min=1, help="Node choices --gang backtrack may try.")
     ] = 10_000,
@@ -166,6 +172,7 @@ def simulate(
         config.gang = gang.value
         config.gang_steps = gang_steps
         config.preemption = preemption.value
+        config.preemption_sets = preemption_sets
     problems = sim.load(read.objects, read.sources)
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}", markup=False)
