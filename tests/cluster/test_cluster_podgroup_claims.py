@@ -73,3 +73,40 @@ def test_pod_group_claims_are_validated() -> None:
         for m in messages
     ), messages
     assert any("spec.resourceClaims[1].name" in m and "Duplicate" in m for m in messages), messages
+
+
+def test_group_template_makes_one_claim_for_the_pod_group() -> None:
+    sim = Simulation()
+    template = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "fabric-template", "namespace": "default"},
+        "spec": {"spec": claim("x")["spec"]},
+    }
+    members = []
+    for name in ("t0", "t1"):
+        obj = pod(name, template="fabric-template")
+        obj["spec"]["schedulingGroup"] = {"podGroupName": "trainers"}
+        members.append(obj)
+    group = pod_group([{"name": "gpu", "resourceClaimTemplateName": "fabric-template"}])
+    objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), template, group]
+    assert sim.load([*objects, *members]) == []
+    sim.run()
+    stored_group = sim.store.get("PodGroup", "trainers", "default")
+    assert stored_group is not None
+    [status] = stored_group["status"]["resourceClaimStatuses"]
+    assert status["name"] == "gpu"
+    name = status["resourceClaimName"]
+    assert name.startswith("trainers-gpu-")
+    claims = sim.store.list("ResourceClaim")
+    assert [c["metadata"]["name"] for c in claims] == [name]
+    [owner] = claims[0]["metadata"]["ownerReferences"]
+    assert (owner["kind"], owner["name"]) == ("PodGroup", "trainers")
+    group_uid = stored_group["metadata"]["uid"]
+    assert claims[0]["status"]["reservedFor"] == [{**GROUP_REF, "uid": group_uid}]
+    for pod_name in ("t0", "t1"):
+        got = sim.store.get("Pod", pod_name, "default")
+        assert got is not None and got["status"]["phase"] == "Running"
+        assert got["status"]["resourceClaimStatuses"] == [
+            {"name": "gpu", "resourceClaimName": name}
+        ]

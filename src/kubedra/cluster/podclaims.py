@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubedra.cluster.podgroupclaims import reserved_for_group
+from kubedra.cluster.podgroupclaims import owned_by_group, reserved_for_group
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -51,12 +51,12 @@ def pod_claim_names(pod: dict[str, Any]) -> list[tuple[str, bool]]:
 
 
 def is_for_pod(pod: dict[str, Any], claim: dict[str, Any]) -> bool:
-    """The claim's controlling owner is this pod (by uid)."""
+    """The claim's controlling owner is this pod (by uid), or its PodGroup (KEP-5729)."""
     uid = pod["metadata"].get("uid")
     for ref in claim["metadata"].get("ownerReferences") or []:
         if ref.get("controller") and ref.get("uid") == uid:
             return True
-    return False
+    return owned_by_group(pod, claim)
 
 
 def not_for_pod_message(pod: dict[str, Any], claim: dict[str, Any]) -> str:

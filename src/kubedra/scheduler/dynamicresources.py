@@ -22,7 +22,7 @@ from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
 from kubedra.allocator.nodeselect import NodeSelectorError, selector_matches
 from kubedra.cluster.clock import SimClock, parse_time
-from kubedra.cluster.podgroupclaims import group_claim_ref, reserved_for_group
+from kubedra.cluster.podgroupclaims import group_claim_ref, owned_by_group, reserved_for_group
 from kubedra.cluster.store import DELETE_PROTECTION_FINALIZER, Store
 from kubedra.scheduler.nodeinfo import NodeState
 from kubedra.scheduler.plugins import DYNAMIC_RESOURCES
@@ -229,7 +229,7 @@ class DynamicResources:
                 claim = {**claim, "status": {**(claim.get("status") or {}), "allocation": assumed}}
             if meta.get("deletionTimestamp"):
                 return claims, f'resourceclaim "{name}" is being deleted'
-            if must_check_owner:
+            if must_check_owner and not owned_by_group(pod, claim):
                 uid = (pod.get("metadata") or {}).get("uid")
                 if not any(
                     r.get("uid") == uid and r.get("controller")
