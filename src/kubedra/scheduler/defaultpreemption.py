@@ -27,6 +27,10 @@ simulated to get are held for it (counted as allocated for every other pod) unti
 attempt after the victims' claims are deallocated, so no other pod takes them and it does not
 preempt again meanwhile.
 
+``SchedulerConfig.preemption == "extended"`` (kubedra, opt-in) replaces the victim selection
+for pods outside PodGroups by ``kubedra.scheduler.extendedpreemption``'s allocator-driven
+search; holds, acting and the upstream rules for eligibility stay as above.
+
 PodDisruptionBudgets (``policy/v1``) come from the store (``pdb_source`` can replace them);
 ``status.disruptionsAllowed`` is used when set, else computed from the matching pods as the
 disruption controller does (healthy = Running).
