@@ -7,6 +7,7 @@ scheduled one cycle each
 (timed): no node has room, so every cycle runs DefaultPreemption over up to
 max(10 % of the nodes, 100) candidate nodes, simulating the release of the victims' claims
 (``DRAPreemption``). With ``--gate off`` the same cycles end at once (not resolvable).
+``--preemption extended`` runs kubedra's victim-set search instead.
 
     python benchmarks/bench_preemption.py                       # 500 nodes, 90 % full
     python benchmarks/bench_preemption.py --nodes 100,500,1000 --preemptors 5
@@ -67,7 +68,9 @@ def _pod(name: str, claim: str, priority: int, node: str | None = None) -> dict[
     return pod
 
 
-def build(nodes: int, gpus: int, fill: int, gate: bool) -> tuple[Store, Scheduler, float]:
+def build(
+    nodes: int, gpus: int, fill: int, gate: bool, mode: str = "upstream"
+) -> tuple[Store, Scheduler, float]:
     clock = SimClock()
     store = Store(clock)
     store.create(
@@ -101,7 +104,8 @@ def build(nodes: int, gpus: int, fill: int, gate: bool) -> tuple[Store, Schedule
                 },
             }
         )
-    scheduler = Scheduler(store, clock, SchedulerConfig(features=Features(dra_preemption=gate)))
+    config = SchedulerConfig(features=Features(dra_preemption=gate), preemption=mode)
+    scheduler = Scheduler(store, clock, config)
     for i in range(nodes * fill):
         store.create(_claim(f"low-{i}", 1))
         store.create(_pod(f"low-{i}", f"low-{i}", i % 10, f"node-{i % nodes:05d}"))
@@ -112,8 +116,10 @@ def build(nodes: int, gpus: int, fill: int, gate: bool) -> tuple[Store, Schedule
     return store, scheduler, time.perf_counter() - start
 
 
-def measure(nodes: int, gpus: int, fill: int, want: int, preemptors: int, gate: bool) -> None:
-    store, scheduler, setup = build(nodes, gpus, fill, gate)
+def measure(
+    nodes: int, gpus: int, fill: int, want: int, preemptors: int, gate: bool, mode: str
+) -> None:
+    store, scheduler, setup = build(nodes, gpus, fill, gate, mode)
     times = []
     preempted = 0
     for i in range(preemptors):
@@ -127,7 +133,7 @@ def measure(nodes: int, gpus: int, fill: int, want: int, preemptors: int, gate: 
     mean = sum(times) / len(times)
     print(
         f"nodes={nodes} gpus/node={gpus} low pods={nodes * fill} (setup {setup:.1f}s) "
-        f"gate={'on' if gate else 'off'}: {mean:.3f} s/decision "
+        f"gate={'on' if gate else 'off'} preemption={mode}: {mean:.3f} s/decision "
         f"(max {max(times):.3f}), {preempted}/{preemptors} nominated a node"
     )
 
@@ -140,9 +146,11 @@ def main() -> None:
     parser.add_argument("--want", type=int, default=2, help="GPUs each preemptor needs")
     parser.add_argument("--preemptors", type=int, default=10)
     parser.add_argument("--gate", choices=("on", "off"), default="on")
+    parser.add_argument("--preemption", choices=("upstream", "extended"), default="upstream")
     args = parser.parse_args()
     for count in (int(n) for n in args.nodes.split(",")):
-        measure(count, args.gpus, args.fill, args.want, args.preemptors, args.gate == "on")
+        gate = args.gate == "on"
+        measure(count, args.gpus, args.fill, args.want, args.preemptors, gate, args.preemption)
 
 
 if __name__ == "__main__":

@@ -195,3 +195,11 @@ def test_gang() -> None:
     sim = run("gang")
     assert not pod(sim, "trainer-0")["spec"].get("nodeName")
     assert not pod(sim, "trainer-1")["spec"].get("nodeName")
+
+
+def test_network_preemption() -> None:
+    # Upstream preemption (the default) does not free network-attached devices.
+    # tests/examples/test_network_preemption_example.py runs it with --preemption extended.
+    sim = run("network-preemption", "training.events")
+    assert pod(sim, "batch-inference")["spec"]["nodeName"] == "worker-1"
+    assert not pod(sim, "training")["spec"].get("nodeName")

@@ -11,6 +11,7 @@ import typer
 
 from kubedra.cli import options
 from kubedra.cli.options import Output
+from kubedra.cli.simulate_cmd import PreemptionMode, PreemptionOption
 
 
 class Policy(enum.StrEnum):
@@ -47,6 +48,7 @@ def explain_pod_cmd(
     seed: Annotated[
         int | None, typer.Option("--seed", help="Pick among tied nodes at random, reproducibly.")
     ] = None,
+    preemption: PreemptionOption = PreemptionMode.UPSTREAM,
 ) -> None:
     """Simulate the manifests (or a live cluster's snapshot), then explain where pod NAME went
     and why, or why it is Pending.
@@ -82,6 +84,9 @@ def explain_pod_cmd(
     for warning in read.warnings:
         typer.echo(f"Warning: {warning}", err=True)
     sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed, features=read.features)
+    config = getattr(sim.scheduler, "config", None)
+    if config is not None:
+        config.preemption = preemption.value
     problems = sim.load(read.objects, read.sources)
     for problem in problems:
         typer.echo(f"{problem.source}: {problem.message}", err=True)

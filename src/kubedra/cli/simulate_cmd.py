@@ -38,6 +38,21 @@ class GangMode(enum.StrEnum):
     BACKTRACK = "backtrack"
 
 
+class PreemptionMode(enum.StrEnum):
+    UPSTREAM = "upstream"
+    EXTENDED = "extended"
+
+
+PreemptionOption = Annotated[
+    PreemptionMode,
+    typer.Option(
+        "--preemption",
+        help="upstream (DefaultPreemption) or extended (victims chosen by re-running the "
+        "allocator; network-attached devices, partitions).",
+    ),
+]
+
+
 class Policy(enum.StrEnum):
     DEFAULT = "default"
     FIRST_FIT = "first-fit"
@@ -81,6 +96,13 @@ def simulate(
         GangMode,
         typer.Option("--gang", help="upstream (greedy, all-or-nothing) or backtrack (search)."),
     ] = GangMode.UPSTREAM,
+    preemption: PreemptionOption = PreemptionMode.UPSTREAM,
+    preemption_sets: Annotated[
+        int,
+        typer.Option(
+            "--preemption-sets", min=1, help="Victim sets --preemption extended tries per node."
+        ),
+    ] = 2000,
     gang_steps: Annotated[
         int, typer.Option("--gang-steps", min=1, help="Node choices --gang backtrack may try.")
     ] = 10_000,
@@ -160,6 +182,8 @@ def simulate(
     if config is not None:
         config.gang = gang.value
         config.gang_steps = gang_steps
+        config.preemption = preemption.value
+        config.preemption_sets = preemption_sets
     problems = sim.load(read.objects, read.sources)
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}", markup=False)

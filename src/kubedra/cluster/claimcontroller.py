@@ -24,6 +24,7 @@ from kubedra.cluster.podclaims import (
     owning_pod,
     pod_claim_names,
 )
+from kubedra.cluster.podgroupclaims import group_entry
 from kubedra.cluster.store import DELETE_PROTECTION_FINALIZER, Store, StoreError
 from kubedra.cluster.workqueue import WorkQueue
 from kubedra.gofmt import quote
@@ -77,10 +78,22 @@ class ResourceClaimController:
             self._on_pod(event.obj, event.type == "DELETED")
         elif event.kind == "ResourceClaim":
             self._on_claim(event)
+        elif event.kind == "PodGroup" and event.type == "DELETED":
+            # KEP-5729: a claim reserved for a PodGroup is released when the group is gone.
+            self._on_pod_group_deleted(event.obj)
         elif event.kind == "ResourceClaimTemplate" and event.type == "ADDED":
             # Upstream retries failed pods with backoff; a new template is when that can help.
             for key in sorted(self._failed_pods):
                 self.queue.add(key)
+
+    def _on_pod_group_deleted(self, group: dict[str, Any]) -> None:
+        meta = group["metadata"]
+        namespace = meta.get("namespace")
+        for claim in self.store.list("ResourceClaim", namespace):
+            reserved = (claim.get("status") or {}).get("reservedFor") or []
+            uid = meta["uid"]
+            if any(r.get("resource") == "podgroups" and r.get("uid") == uid for r in reserved):
+                self.queue.add(("claim", namespace, claim["metadata"]["name"]))
 
     def _on_pod(self, pod: dict[str, Any], deleted: bool) -> None:
         spec_claims = (pod.get("spec") or {}).get("resourceClaims")
@@ -235,6 +248,13 @@ class ResourceClaimController:
         template_name = entry.get("resourceClaimTemplateName")
         if not template_name:
             return None
+        found = group_entry(self.store, pod, entry)
+        if found is not None:
+            group_claim = self._group_claim(found[0], entry["name"], template_name)
+            if isinstance(group_claim, str):
+                return group_claim
+            created[entry["name"]] = group_claim["metadata"]["name"]
+            return None
         claim = self._find_generated(pod, entry["name"])
         if claim is None:
             template = self.store.get("ResourceClaimTemplate", template_name, namespace)
@@ -257,6 +277,47 @@ class ResourceClaimController:
                 return f"create ResourceClaim {base}: {error}"
         created[entry["name"]] = claim["metadata"]["name"]
         return None
+
+    def _group_claim(
+        self, group: dict[str, Any], entry_name: str, template_name: str
+    ) -> dict[str, Any] | str:
+        """KEP-5729: the PodGroup's claim from a template, created once for the group (owned
+        by it, recorded in its ``status.resourceClaimStatuses``); an error message else."""
+        meta = group["metadata"]
+        namespace = meta["namespace"]
+        statuses = list((group.get("status") or {}).get("resourceClaimStatuses") or [])
+        for status in statuses:
+            if status.get("name") == entry_name and status.get("resourceClaimName"):
+                existing = self.store.get("ResourceClaim", status["resourceClaimName"], namespace)
+                if existing is not None:
+                    return existing
+        template = self.store.get("ResourceClaimTemplate", template_name, namespace)
+        if template is None:
+            return (
+                f"resource claim template {quote(template_name)}: "
+                f"resourceclaimtemplates.resource.k8s.io {quote(template_name)} not found"
+            )
+        owner = {"name": meta["name"], "metadata": {**meta}}
+        claim = self._claim_from(owner, entry_name, template)
+        claim["metadata"]["ownerReferences"] = [
+            {
+                "apiVersion": "scheduling.k8s.io/v1alpha2",
+                "kind": "PodGroup",
+                "name": meta["name"],
+                "uid": meta["uid"],
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
+        try:
+            created = self.store.create(claim)
+        except StoreError as error:
+            return f"create ResourceClaim {generate_name(meta['name'], entry_name)}: {error}"
+        statuses = [s for s in statuses if s.get("name") != entry_name]
+        statuses.append({"name": entry_name, "resourceClaimName": created["metadata"]["name"]})
+        status = {**(group.get("status") or {}), "resourceClaimStatuses": statuses}
+        self.store.update({**group, "status": status})
+        return created
 
     def _claim_from(
         self, pod: dict[str, Any], entry_name: str, template: dict[str, Any]
@@ -366,6 +427,9 @@ class ResourceClaimController:
             self.store.delete("ResourceClaim", name, namespace)
 
     def _keep_reservation(self, namespace: str, ref: dict[str, Any]) -> bool:
+        if ref.get("apiGroup") == "scheduling.k8s.io" and ref.get("resource") == "podgroups":
+            group = self.store.get("PodGroup", str(ref.get("name")), namespace)
+            return group is not None and group["metadata"].get("uid") == ref.get("uid")
         if ref.get("apiGroup") or ref.get("resource") != "pods":
             return True
         uid = ref.get("uid")

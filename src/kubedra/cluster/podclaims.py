@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kubedra.cluster.podgroupclaims import owned_by_group, reserved_for_group
+
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
@@ -49,12 +51,12 @@ def pod_claim_names(pod: dict[str, Any]) -> list[tuple[str, bool]]:
 
 
 def is_for_pod(pod: dict[str, Any], claim: dict[str, Any]) -> bool:
-    """The claim's controlling owner is this pod (by uid)."""
+    """The claim's controlling owner is this pod (by uid), or its PodGroup (KEP-5729)."""
     uid = pod["metadata"].get("uid")
     for ref in claim["metadata"].get("ownerReferences") or []:
         if ref.get("controller") and ref.get("uid") == uid:
             return True
-    return False
+    return owned_by_group(pod, claim)
 
 
 def not_for_pod_message(pod: dict[str, Any], claim: dict[str, Any]) -> str:
@@ -65,9 +67,10 @@ def not_for_pod_message(pod: dict[str, Any], claim: dict[str, Any]) -> str:
 
 
 def is_reserved_for_pod(pod: dict[str, Any], claim: dict[str, Any]) -> bool:
+    """Reserved for the pod, or for its PodGroup (KEP-5729)."""
     uid = pod["metadata"].get("uid")
     reserved = (claim.get("status") or {}).get("reservedFor") or []
-    return any(ref.get("uid") == uid for ref in reserved)
+    return any(ref.get("uid") == uid for ref in reserved) or reserved_for_group(pod, claim)
 
 
 def is_pod_done(pod: dict[str, Any]) -> bool:

@@ -27,6 +27,10 @@ simulated to get are held for it (counted as allocated for every other pod) unti
 attempt after the victims' claims are deallocated, so no other pod takes them and it does not
 preempt again meanwhile.
 
+``SchedulerConfig.preemption == "extended"`` (kubedra, opt-in) replaces the victim selection
+for pods outside PodGroups by ``kubedra.scheduler.extendedpreemption``'s allocator-driven
+search; holds, acting and the upstream rules for eligibility stay as above.
+
 PodDisruptionBudgets (``policy/v1``) come from the store (``pdb_source`` can replace them);
 ``status.disruptionsAllowed`` is used when set, else computed from the matching pods as the
 disruption controller does (healthy = Running).
@@ -43,6 +47,13 @@ from kubedra.cluster.clock import parse_time
 from kubedra.cluster.events import Event
 from kubedra.scheduler import plugins as P
 from kubedra.scheduler.dynamicresources import ERR_CANNOT_ALLOCATE, _results, pod_claim_names
+from kubedra.scheduler.extendedpreemption import (
+    DEFAULT_VICTIM_SETS,
+    ExtendedSearch,
+    Report,
+    holds_remote,
+    remote_pools,
+)
 from kubedra.scheduler.messages import NO_VICTIMS, PREEMPTION_NOT_HELPFUL, fit_error
 from kubedra.scheduler.nodeinfo import NodeState, PodEntry
 from kubedra.scheduler.preemption import Outcome
@@ -198,7 +209,14 @@ class DefaultPreemption:
         self.pdb_source: PdbSource = self._store_pdbs
         self._pending: dict[str, Hold] = {}
         self._held_by_node: dict[str, tuple[list[dict[str, Any]], set[str]]] = {}
+        self.reports: dict[str, Report] = {}
+        """The latest ``--preemption extended`` decision per preemptor, for explain."""
         scheduler.store.subscribe(self._on_event)
+
+    @property
+    def extended(self) -> bool:
+        config = getattr(self.scheduler, "config", None)
+        return getattr(config, "preemption", "upstream") == "extended"
 
     @property
     def dra_enabled(self) -> bool:
@@ -216,6 +234,7 @@ class DefaultPreemption:
     def _on_event(self, event: Event) -> None:
         if event.kind == "Pod" and event.type == "DELETED":
             self.release(self._key(event.obj))
+            self.reports.pop(self._key(event.obj), None)
             return
         if event.kind != "ResourceClaim" or not self.holds:
             return
@@ -290,6 +309,8 @@ class DefaultPreemption:
         store_pods = self.scheduler.store.list("Pod")
         pdbs = self.pdb_source()
         local = self._node_local_pools() if self.dra_enabled else {}
+        if self.extended and self._frees_devices(cycle):
+            return self._preempt_extended(cycle, potential, nodes, pdbs, store_pods, num_candidates)
         results: dict[str, Status] = {}
         violating: list[Candidate] = []
         fine: list[Candidate] = []
@@ -312,6 +333,57 @@ class DefaultPreemption:
         self._prepare(cycle, best)
         return Outcome("", best.node.name, tuple(v.key for v in best.victims))
 
+    def _preempt_extended(
+        self,
+        cycle: PodCycle,
+        potential: list[NodeState],
+        nodes: list[NodeState],
+        pdbs: list[dict[str, Any]],
+        store_pods: Sequence[Mapping[str, Any]],
+        num_candidates: int,
+    ) -> Outcome:
+        """``--preemption extended`` (kubedra.scheduler.extendedpreemption); candidate nodes
+        are searched until ``num_candidates`` were found, as upstream's dry run."""
+        self.reports.pop(cycle.key, None)
+        remote = remote_pools(self.scheduler.store.list("ResourceSlice"))
+        lower: dict[str, list[Victim]] = {}
+        for node in nodes:
+            lower[node.name] = [
+                v
+                for e in list(node.pods.values())
+                if e.priority < cycle.priority and (v := self._victim(e)) is not None
+            ]
+        far = [v for vs in lower.values() for v in vs if holds_remote(v, remote)]
+        limit = int(getattr(self.scheduler.config, "preemption_sets", DEFAULT_VICTIM_SETS))
+        results: dict[str, Status] = {}
+        found: list[tuple[tuple[int, int, int], Candidate, ExtendedSearch]] = []
+        for node in potential:
+            own = lower.get(node.name, [])
+            keys = {v.key for v in own}
+            pool = own + [v for v in far if v.key not in keys]
+            pool.sort(key=lambda v: (v.priority, -v.start.timestamp(), v.key))
+            search = ExtendedSearch(self, cycle, node, pool, pdbs, store_pods, limit)
+            outcome = search.run()
+            if isinstance(outcome, Status):
+                results[node.name] = outcome
+                continue
+            held = [r for a in cycle.dra.node_allocations.get(node.name) or [] for r in _results(a)]
+            self._held_by_node[node.name] = (held, set(search.freed))
+            found.append((search.cost(outcome.victims), outcome, search))
+            if len(found) >= num_candidates:
+                break
+        if not found:
+            absent = len(nodes) - len(results)
+            body = fit_error(
+                len(nodes), results, absent=absent, absent_reason=PREEMPTION_NOT_HELPFUL
+            )
+            return Outcome(f"preemption: {body}")
+        _, best, search = min(found, key=lambda f: f[0])
+        if search.report is not None:
+            self.reports[cycle.key] = search.report
+        self._prepare(cycle, best)
+        return Outcome("", best.node.name, tuple(v.key for v in best.victims))
+
     def _resolvable(self, status: Status | None) -> bool:
         if status is None:
             return False
@@ -320,7 +392,7 @@ class DefaultPreemption:
         # KEP-5690: with the gate on, "cannot allocate all claims" may be resolved by
         # preempting pods whose claims hold node-local devices.
         return (
-            self.dra_enabled
+            (self.dra_enabled or self.extended)
             and status.code == UNSCHEDULABLE_AND_UNRESOLVABLE
             and status.plugin == P.DYNAMIC_RESOURCES
             and ERR_CANNOT_ALLOCATE in status.reasons
@@ -436,7 +508,7 @@ class DefaultPreemption:
             sim.restore()
 
     def _frees_devices(self, cycle: PodCycle) -> bool:
-        if not self.dra_enabled:
+        if not (self.dra_enabled or self.extended):
             return False
         spec = cycle.spec
         return not (spec.get("workloadRef") or spec.get("schedulingGroup"))
@@ -593,7 +665,7 @@ class _NodeSimulation:
 def explain_note(scheduler: Scheduler, cycle: PodCycle, rejected: Mapping[str, str]) -> str | None:
     """For ``kubedra explain``: why pods holding devices were not preempted (gate off), naming
     the lower-priority pods with claims on the nodes DynamicResources rejected."""
-    if getattr(scheduler.features, "dra_preemption", False):
+    if getattr(scheduler.features, "dra_preemption", False) or scheduler.preemption.extended:
         return None
     holders: list[str] = []
     for node_name, reason in rejected.items():

@@ -22,6 +22,7 @@ from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
 from kubedra.allocator.nodeselect import NodeSelectorError, selector_matches
 from kubedra.cluster.clock import SimClock, parse_time
+from kubedra.cluster.podgroupclaims import group_claim_ref, owned_by_group, reserved_for_group
 from kubedra.cluster.store import DELETE_PROTECTION_FINALIZER, Store
 from kubedra.scheduler.nodeinfo import NodeState
 from kubedra.scheduler.plugins import DYNAMIC_RESOURCES
@@ -128,6 +129,9 @@ class DynamicResources:
         self._counted: dict[str, list[dict[str, Any]]] = {}
         self.pending: set[str] = set()
         """Claim uids whose allocation is in flight (Reserve done, PreBind not yet)."""
+        self.assumed: dict[str, dict[str, Any]] = {}
+        """Claim uid -> allocation a gang plan assumed for an earlier pod of the gang, so a
+        later pod sharing the claim uses it instead of allocating it again."""
         self._memo: dict[str, dict[Any, tuple[int, Outcome, tuple[tuple[str, str], ...]]]] = {}
         self._class_mapping: dict[str, str] | None = None
         self.allocate_calls = 0
@@ -220,9 +224,12 @@ class DynamicResources:
             if claim is None:
                 return claims, f'resourceclaim.resource.k8s.io "{name}" not found'
             meta = claim.get("metadata") or {}
+            assumed = self.assumed.get(str(meta.get("uid")))
+            if assumed is not None and not (claim.get("status") or {}).get("allocation"):
+                claim = {**claim, "status": {**(claim.get("status") or {}), "allocation": assumed}}
             if meta.get("deletionTimestamp"):
                 return claims, f'resourceclaim "{name}" is being deleted'
-            if must_check_owner:
+            if must_check_owner and not owned_by_group(pod, claim):
                 uid = (pod.get("metadata") or {}).get("uid")
                 if not any(
                     r.get("uid") == uid and r.get("controller")
@@ -285,9 +292,9 @@ class DynamicResources:
                 state.prioritized = True
             if allocation is not None:
                 state.allocated.append(index)
-                if len(
-                    status.get("reservedFor") or []
-                ) >= RESERVED_FOR_MAX_SIZE and not is_reserved_for(pod, claim):
+                if len(status.get("reservedFor") or []) >= RESERVED_FOR_MAX_SIZE and not (
+                    is_reserved_for(pod, claim) or reserved_for_group(pod, claim)
+                ):
                     return state, unresolvable(self.name, ERR_IN_USE)
                 if allocation.get("nodeSelector"):
                     state.available_on[index] = allocation["nodeSelector"]
@@ -613,7 +620,17 @@ class DynamicResources:
             if is_reserved_for(pod, current):
                 written.append(current)
                 continue
-            written.append(self._bind_claim(current, allocation_of.get(index), ref, now))
+            # KEP-5729: a PodGroup's claim is reserved once, for the PodGroup.
+            group_ref = group_claim_ref(self.store, pod, current)
+            if group_ref is not None and any(
+                r.get("uid") == group_ref["uid"]
+                for r in (current.get("status") or {}).get("reservedFor") or []
+            ):
+                written.append(current)
+                continue
+            written.append(
+                self._bind_claim(current, allocation_of.get(index), group_ref or ref, now)
+            )
         ext = state.node_extended_claim.get(node_name)
         if ext is not None:
             allocation = next(allocations)

@@ -40,8 +40,14 @@ def explain_pod(scheduler: Scheduler, namespace: str, name: str) -> dict[str, An
         return {"pod": key, "found": False, "summary": [f"pod {key} not found"]}
     node_name = (pod.get("spec") or {}).get("nodeName")
     if node_name:
-        return _explain_placed(scheduler, pod, key, str(node_name))
-    return _explain_pending(scheduler, pod, key)
+        out = _explain_placed(scheduler, pod, key, str(node_name))
+    else:
+        out = _explain_pending(scheduler, pod, key)
+    report = scheduler.preemption.reports.get(key)
+    if report is not None:
+        out["summary"] = [*out["summary"], *report.lines()]
+        out["preemptionReport"] = report.as_dict()
+    return out
 
 
 # --- placed pods ------------------------------------------------------------------------------

@@ -64,6 +64,9 @@ class GangResult:
 class _Option:
     node: NodeState
     allocations: list[dict[str, Any]]
+    claim_uids: list[str] = field(default_factory=list)
+    """The claims the allocations are for, in order (a shared claim is assumed allocated for
+    the gang's later pods)."""
 
 
 class GangPlanner:
@@ -72,7 +75,7 @@ class GangPlanner:
     def __init__(self, scheduler: Scheduler, step_limit: int = DEFAULT_STEP_LIMIT) -> None:
         self.scheduler = scheduler
         self.step_limit = step_limit
-        self._assumed: list[tuple[str, NodeState, list[dict[str, Any]]]] = []
+        self._assumed: list[tuple[str, NodeState, list[dict[str, Any]], list[str]]] = []
         self._steps = 0
         self._last_failure: tuple[str, str] | None = None
 
@@ -99,8 +102,9 @@ class GangPlanner:
             return [], fit_error(len(nodes), statuses)
         totals = self._totals(cycle, feasible)
         order = sorted(range(len(feasible)), key=lambda i: (-totals[i], i))
+        uids = [str(cycle.dra.claims[i]["metadata"].get("uid")) for i in cycle.dra.to_allocate]
         options = [
-            _Option(feasible[i], list(cycle.dra.node_allocations.get(feasible[i].name) or []))
+            _Option(feasible[i], list(cycle.dra.node_allocations.get(feasible[i].name) or []), uids)
             for i in order
         ]
         return options, ""
@@ -120,11 +124,17 @@ class GangPlanner:
         results = [r for a in option.allocations for r in _results(a)]
         if results:
             s.dra.ensure_allocator().state.add_results(results)
-        self._assumed.append((entry.key, option.node, results))
+        uids = [u for u in option.claim_uids if u not in s.dra.assumed]
+        for uid, allocation in zip(option.claim_uids, option.allocations, strict=False):
+            if uid in uids:
+                s.dra.assumed[uid] = allocation
+        self._assumed.append((entry.key, option.node, results, uids))
 
     def _undo(self) -> None:
-        key, node, results = self._assumed.pop()
+        key, node, results, uids = self._assumed.pop()
         node.remove_pod(key)
+        for uid in uids:
+            self.scheduler.dra.assumed.pop(uid, None)
         if results:
             self.scheduler.dra.ensure_allocator().state.remove_results(results)
 

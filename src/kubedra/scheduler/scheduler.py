@@ -37,6 +37,7 @@ from kubedra.scheduler.dynamicresources import (
     pod_claim_names,
 )
 from kubedra.scheduler.evaluations import Evaluation, ShapeTable
+from kubedra.scheduler.extendedpreemption import DEFAULT_VICTIM_SETS
 from kubedra.scheduler.gang import DEFAULT_STEP_LIMIT, GangScheduling
 from kubedra.scheduler.messages import NO_NODES, fit_error
 from kubedra.scheduler.nodeinfo import NodeList, NodeState, PodEntry
@@ -68,6 +69,10 @@ class SchedulerConfig:
     gang: Literal["upstream", "backtrack"] = "upstream"
     """How a PodGroup's gang is placed: upstream's greedy order, or kubedra's search."""
     gang_steps: int = DEFAULT_STEP_LIMIT
+    preemption: Literal["upstream", "extended"] = "upstream"
+    """DefaultPreemption as upstream, or kubedra's allocator-driven victim search (opt-in)."""
+    preemption_sets: int = DEFAULT_VICTIM_SETS
+    """Victim sets ``preemption: extended`` tries per candidate node."""
     device_policy: str = "first-fit"
     """Which valid devices the allocator picks (kubedra.allocator.policy); opt-in."""
     node_score: str | None = None

@@ -272,6 +272,13 @@ KIND_SCHEMAS: dict[str, Spec] = {
         status={"disruptionsAllowed": INT32, "disruptedPods": ANY},
     ),
     "PodGroup": top_level(
-        spec={"podGroupTemplateRef": ANY, "schedulingPolicy": SCHEDULING_POLICY}, status=ANY
+        spec={
+            "podGroupTemplateRef": ANY,
+            "schedulingPolicy": SCHEDULING_POLICY,
+            "resourceClaims": ListOf(
+                {"name": STR, "resourceClaimName": STR, "resourceClaimTemplateName": STR}
+            ),
+        },
+        status=ANY,
     ),
 }
