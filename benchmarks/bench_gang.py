@@ -20,51 +20,15 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
+from gpu_cluster import DRIVER, gpu_cluster  # noqa: E402
 from kubedra.allocator.features import Features  # noqa: E402
-from kubedra.cluster.clock import SimClock  # noqa: E402
-from kubedra.cluster.store import Store  # noqa: E402
 from kubedra.scheduler import Scheduler, SchedulerConfig  # noqa: E402
 from kubedra.scheduler.gang import GangPlanner, Mode  # noqa: E402
 
-DRIVER = "gpu.example.com"
-ALLOCATABLE = {"cpu": "64", "memory": "256Gi", "pods": "110"}
-
 
 def build(nodes: int) -> tuple[Scheduler, list[dict[str, Any]]]:
-    clock = SimClock()
-    store = Store(clock)
-    store.create(
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "DeviceClass",
-            "metadata": {"name": "gpu"},
-            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
-        }
-    )
-    for i in range(nodes):
-        name = f"node-{i:03d}"
-        store.create(
-            {
-                "apiVersion": "v1",
-                "kind": "Node",
-                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-                "status": {"capacity": ALLOCATABLE, "allocatable": ALLOCATABLE},
-            }
-        )
-        devices = [{"name": f"gpu-{g}", "attributes": {"numa": {"int": g // 4}}} for g in range(8)]
-        store.create(
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"{name}-gpus"},
-                "spec": {
-                    "driver": DRIVER,
-                    "nodeName": name,
-                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                    "devices": devices,
-                },
-            }
-        )
+    devices = [{"name": f"gpu-{g}", "attributes": {"numa": {"int": g // 4}}} for g in range(8)]
+    clock, store = gpu_cluster(nodes, devices, 3)
     pods = []
     for p in range(nodes * 4):
         store.create(

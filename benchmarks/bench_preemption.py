@@ -24,13 +24,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
+from gpu_cluster import gpu_cluster  # noqa: E402
 from kubedra.allocator.features import Features  # noqa: E402
-from kubedra.cluster.clock import SimClock  # noqa: E402
 from kubedra.cluster.store import Store  # noqa: E402
 from kubedra.scheduler import Scheduler, SchedulerConfig  # noqa: E402
-
-DRIVER = "gpu.example.com"
-ALLOCATABLE = {"cpu": "64", "memory": "256Gi", "pods": "110"}
 
 
 def _claim(name: str, count: int) -> dict[str, Any]:
@@ -71,39 +68,7 @@ def _pod(name: str, claim: str, priority: int, node: str | None = None) -> dict[
 def build(
     nodes: int, gpus: int, fill: int, gate: bool, mode: str = "upstream"
 ) -> tuple[Store, Scheduler, float]:
-    clock = SimClock()
-    store = Store(clock)
-    store.create(
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "DeviceClass",
-            "metadata": {"name": "gpu"},
-            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
-        }
-    )
-    for i in range(nodes):
-        name = f"node-{i:05d}"
-        store.create(
-            {
-                "apiVersion": "v1",
-                "kind": "Node",
-                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-                "status": {"capacity": ALLOCATABLE, "allocatable": ALLOCATABLE},
-            }
-        )
-        store.create(
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"{name}-gpus"},
-                "spec": {
-                    "driver": DRIVER,
-                    "nodeName": name,
-                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                    "devices": [{"name": f"gpu-{g}"} for g in range(gpus)],
-                },
-            }
-        )
+    clock, store = gpu_cluster(nodes, [{"name": f"gpu-{g}"} for g in range(gpus)], 5)
     config = SchedulerConfig(features=Features(dra_preemption=gate), preemption=mode)
     scheduler = Scheduler(store, clock, config)
     for i in range(nodes * fill):

@@ -3,28 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from cli_subprocess import run_kubedra as _kubedra
 from kubedra.api.checking import check_loaded
 from kubedra.api.io import LoadedObject, LoadResult
 from kubedra.cli.main import _register_commands, app
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
-
-
-def _kubedra(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the command in a fresh interpreter, importing this checkout's sources."""
-    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "kubedra", *args], capture_output=True, text=True, env=env
-    )
 
 
 GOOD_CLASS = """\

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_subprocess import kubedra_env
 from kubedra.api.checking import check_loaded
 from kubedra.api.io import dump_yaml, load_paths, load_text, reading
 
@@ -205,8 +206,7 @@ assert "kubedra.cel" not in sys.modules  # nothing raised the recursion limit fo
 def test_the_deepest_object_that_loads_also_dumps() -> None:
     """Loading accepts about a thousand levels; writing recursed deeper and raised (unless
     something else, such as the CEL environment, had raised the recursion limit)."""
-    src = Path(__file__).resolve().parents[2] / "src"
-    env = os.environ | {"PYTHONPATH": str(src)}
+    env = kubedra_env()
     out = subprocess.run(
         [sys.executable, "-c", DEEP_DUMP], capture_output=True, text=True, env=env, check=False
     )

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from cli_subprocess import kubedra_env, stop_process
 from kubedra.api.io import load_paths
 from kubedra.apiserver import ApiServer, write_kubeconfig
 from kubedra.cluster.simulation import Simulation
@@ -98,7 +99,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
 def serve_cli(home: Path, *args: str) -> Iterator[Served]:
     """Run `kubedra serve-api ARGS` on a free port until the block ends, then stop it."""
     kubeconfig = home / "kubeconfig"
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = kubedra_env()
     command = [sys.executable, "-m", "kubedra", "serve-api", *args]
     command += ["--port", "0", "--kubeconfig-out", str(kubeconfig)]
     process = subprocess.Popen(
@@ -115,14 +116,7 @@ def serve_cli(home: Path, *args: str) -> Iterator[Served]:
         wait_healthy(url, deadline)
         yield Served(url, kubeconfig, home)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stderr:
-            process.stderr.close()
+        stop_process(process)
 
 
 @pytest.fixture

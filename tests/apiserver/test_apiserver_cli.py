@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
-from conftest import SRC, serve_cli
+from cli_subprocess import run_kubedra
+from conftest import serve_cli
 from kubedra.apiserver import kubeconfig
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    return subprocess.run(
-        [sys.executable, "-m", "kubedra", "serve-api", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    return run_kubedra("serve-api", *args, timeout=60)
 
 
 def test_unknown_example_is_a_clear_error() -> None:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from typer.testing import CliRunner
 
+from cli_subprocess import run_kubedra as _kubedra
 from kubedra import __version__
 from kubedra.cli.main import _register_commands, app
 from kubedra.features import SUPPORTED
@@ -62,13 +60,6 @@ SERVICE = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports
 def runner() -> CliRunner:
     _register_commands()
     return CliRunner()
-
-
-def _kubedra(*args: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "kubedra", *args], capture_output=True, text=True, env=env
-    )
 
 
 @pytest.fixture

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from cli_subprocess import run_kubedra
 
 REPO = Path(__file__).resolve().parents[2]
 CLUSTER = REPO / "examples" / "claim-templates" / "cluster.yaml"
@@ -88,15 +88,7 @@ spec:
 
 
 def kubedra(*args: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "kubedra", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-    )
+    return run_kubedra(*args, cwd=REPO, timeout=120)
 
 
 def _objects(stdout: str, kind: str) -> list[dict[str, Any]]:

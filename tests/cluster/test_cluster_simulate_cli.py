@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
+from cli_subprocess import run_kubedra as kubedra
+
 REPO = Path(__file__).resolve().parent.parent.parent
-
-
-def kubedra(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "kubedra", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        input=stdin,
-    )
 
 
 def test_gpu_demo_binds_gpu_b_and_says_why() -> None:

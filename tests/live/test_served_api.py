@@ -3,7 +3,6 @@ gives the same result as simulating the files it was started from."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from cli_subprocess import kubedra_env, run_kubedra, stop_process
 from kubedra.api.io import load_paths
 from kubedra.apiserver import ApiServer, write_kubeconfig
 from kubedra.cluster.simulation import Simulation
@@ -26,15 +26,7 @@ SCENARIOS = ["claim-templates", "partitionable-gpu", "admin-access", "pending-gp
 
 
 def _kubedra(*args: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "kubedra", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-    )
+    return run_kubedra(*args, cwd=REPO, timeout=120)
 
 
 @contextmanager
@@ -128,7 +120,7 @@ def test_explain_reads_the_served_cluster(tmp_path: Path) -> None:
 def test_serve_api_cli_is_read_by_simulate(tmp_path: Path) -> None:
     """``kubedra serve-api`` as a process, with the kubeconfig it writes."""
     kubeconfig = tmp_path / "served.kubeconfig"
-    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
+    env = kubedra_env()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -161,14 +153,8 @@ def test_serve_api_cli_is_read_by_simulate(tmp_path: Path) -> None:
         with urllib.request.urlopen(server + "/version", timeout=10) as response:
             version = json.loads(response.read())
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         assert process.stderr is not None
-        process.stderr.close()
     from_files = _kubedra("simulate", "--example", "gpu-demo", "-o", "yaml")
     assert from_api.returncode == from_files.returncode == 0, from_api.stderr
     assert _outcome(from_api.stdout) == _outcome(from_files.stdout)

@@ -13,18 +13,12 @@ import pytest
 import yaml
 from fake_apiserver import PLURALS, FakeCluster, serve, write_kubeconfig
 
+from cli_subprocess import run_kubedra as _kubedra
 from kubedra.api.io import load_paths, load_text
 from kubedra.live import ClusterReader, LiveError, connect, read_cluster
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-
-
-def _kubedra(*args: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "kubedra", *args], capture_output=True, text=True, env=env
-    )
 
 
 def _example_objects() -> list[dict[str, Any]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from cli_subprocess import kubedra_env
 from kubedra.cli.main import _register_commands, app
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -26,7 +26,7 @@ def runner() -> CliRunner:
 
 def test_serve_prints_address_and_serves_page_and_kubernetes_api(tmp_path: Path) -> None:
     kubeconfig = tmp_path / "kubeconfig"
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = kubedra_env()
     proc = subprocess.Popen(
         [
             sys.executable,

@@ -23,6 +23,7 @@ from typing import Any
 
 from kubedra.cel import ast
 from kubedra.cel.checker import Checked
+from kubedra.cel.cost_library import KUBERNETES_FUNCTIONS
 from kubedra.cel.errors import CelCostLimitError, CelEvaluationError
 from kubedra.cel.registry import NOT_CONSTANT, Overload
 from kubedra.cel.stdlib import (
@@ -52,69 +53,6 @@ from kubedra.cel.values import (
 Fn = Callable[[Any, list[Any]], Any]
 _ORDERING = {"_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">="}
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
-# Functions whose runtime cost Kubernetes' CostEstimator.CallCost gives by name
-# (k8s.io/apiserver/pkg/cel/library/cost.go).
-KUBERNETES_CALL_COST = frozenset(
-    [
-        "isSorted",
-        "sum",
-        "max",
-        "min",
-        "indexOf",
-        "lastIndexOf",
-        "includes",
-        "url",
-        "lowerAscii",
-        "upperAscii",
-        "substring",
-        "trim",
-        "replace",
-        "split",
-        "join",
-        "find",
-        "findAll",
-        "cidr",
-        "isIP",
-        "isCIDR",
-        "ip",
-        "ip.isCanonical",
-        "masked",
-        "prefixLength",
-        "family",
-        "isUnspecified",
-        "isLoopback",
-        "isLinkLocalMulticast",
-        "isLinkLocalUnicast",
-        "isGlobalUnicast",
-        "containsIP",
-        "containsCIDR",
-        "quantity",
-        "isQuantity",
-        "semver",
-        "isSemver",
-        "validate",
-        "format.named",
-        "sign",
-        "asInteger",
-        "isInteger",
-        "asApproximateFloat",
-        "isGreaterThan",
-        "isLessThan",
-        "compareTo",
-        "add",
-        "sub",
-        "major",
-        "minor",
-        "patch",
-        "getScheme",
-        "getHostname",
-        "getHost",
-        "getPort",
-        "getEscapedPath",
-        "getQuery",
-        "_==_",
-    ]
-)
 _ABSENT = object()
 
 
@@ -895,7 +833,7 @@ class Compiler:
         limit = self.limit
         # A call dispatched at run time has no overload id in cel-go: its overload cost
         # trackers do not apply (cost 1); Kubernetes' CallCost, keyed by name, still does.
-        by_name = name in KUBERNETES_CALL_COST
+        by_name = name in KUBERNETES_FUNCTIONS
         chosen: dict[tuple[type, ...], Overload | None] = {}
 
         def dispatch(d: Any, s: list[Any]) -> Any:

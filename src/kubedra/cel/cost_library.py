@@ -31,6 +31,44 @@ MAX_NAME_FORMAT_REGEX_SIZE = 128
 _TWO_TO_64 = float(1 << 64)
 
 
+# Kubernetes' library functions whose call costs a flat 1 (k8s.io/apiserver/pkg/cel/library).
+_IP_CONSTANT_COST = frozenset(
+    [
+        "masked",
+        "prefixLength",
+        "family",
+        "isUnspecified",
+        "isLoopback",
+        "isLinkLocalMulticast",
+        "isLinkLocalUnicast",
+        "isGlobalUnicast",
+    ]
+)
+_CONSTANT_COST = frozenset(
+    [
+        "format.named",
+        "sign",
+        "asInteger",
+        "isInteger",
+        "asApproximateFloat",
+        "isGreaterThan",
+        "isLessThan",
+        "compareTo",
+        "add",
+        "sub",
+        "major",
+        "minor",
+        "patch",
+        "getScheme",
+        "getHostname",
+        "getHost",
+        "getPort",
+        "getEscapedPath",
+        "getQuery",
+    ]
+)
+
+
 @dataclass(slots=True)
 class Entry:
     """Sizes of a container's keys (or indices) and values, as cel-go's entrySizeEstimate."""
@@ -195,16 +233,7 @@ def _kubernetes(name: str, oid: str, target: Node | None, args: list[Node]) -> C
         return None
     if name == "ip.isCanonical" and args:
         return CallEstimate(by_factor(_sz(args[0]), 2 * STRING_TRAVERSAL))
-    if name in (
-        "masked",
-        "prefixLength",
-        "family",
-        "isUnspecified",
-        "isLoopback",
-        "isLinkLocalMulticast",
-        "isLinkLocalUnicast",
-        "isGlobalUnicast",
-    ):
+    if name in _IP_CONSTANT_COST:
         return CallEstimate((1, 1))
     if name in ("containsIP", "containsCIDR") and args:
         ip: Size = (4, 16)
@@ -219,27 +248,7 @@ def _kubernetes(name: str, oid: str, target: Node | None, args: list[Node]) -> C
     if name == "validate" and args:
         scan = by_factor(_sz(args[0]), STRING_TRAVERSAL)
         return CallEstimate(by_factor(scan, MAX_NAME_FORMAT_REGEX_SIZE * REGEX_LENGTH))
-    if name in (
-        "format.named",
-        "sign",
-        "asInteger",
-        "isInteger",
-        "asApproximateFloat",
-        "isGreaterThan",
-        "isLessThan",
-        "compareTo",
-        "add",
-        "sub",
-        "major",
-        "minor",
-        "patch",
-        "getScheme",
-        "getHostname",
-        "getHost",
-        "getPort",
-        "getEscapedPath",
-        "getQuery",
-    ):
+    if name in _CONSTANT_COST:
         return CallEstimate((1, 1))
     if name == "_==_" and len(args) == 2:
         return _kubernetes_equality(args[0], args[1])
@@ -341,7 +350,7 @@ def call_estimate(
             return found
     if name == "includes" and oid == "dra_includes_dyn_dyn" and target is not None:
         return CallEstimate((0, MAX_ATTRIBUTE_VALUES))
-    if name in _KUBERNETES_FUNCTIONS:
+    if name in KUBERNETES_FUNCTIONS:
         found = _kubernetes(name, oid, target, args)
         if found is not None:
             return found
@@ -351,66 +360,44 @@ def call_estimate(
 
 
 # The names and overload ids the rules above know (a quick test on the hot compile path).
-_KUBERNETES_FUNCTIONS = frozenset(
-    [
-        "isSorted",
-        "sum",
-        "max",
-        "min",
-        "indexOf",
-        "lastIndexOf",
-        "includes",
-        "url",
-        "lowerAscii",
-        "upperAscii",
-        "substring",
-        "trim",
-        "replace",
-        "split",
-        "join",
-        "find",
-        "findAll",
-        "cidr",
-        "isIP",
-        "isCIDR",
-        "ip",
-        "ip.isCanonical",
-        "masked",
-        "prefixLength",
-        "family",
-        "isUnspecified",
-        "isLoopback",
-        "isLinkLocalMulticast",
-        "isLinkLocalUnicast",
-        "isGlobalUnicast",
-        "containsIP",
-        "containsCIDR",
-        "quantity",
-        "isQuantity",
-        "semver",
-        "isSemver",
-        "validate",
-        "format.named",
-        "sign",
-        "asInteger",
-        "isInteger",
-        "asApproximateFloat",
-        "isGreaterThan",
-        "isLessThan",
-        "compareTo",
-        "add",
-        "sub",
-        "major",
-        "minor",
-        "patch",
-        "getScheme",
-        "getHostname",
-        "getHost",
-        "getPort",
-        "getEscapedPath",
-        "getQuery",
-        "_==_",
-    ]
+# KUBERNETES_FUNCTIONS is also the compiler's test for "Kubernetes' CallCost prices this call".
+KUBERNETES_FUNCTIONS = (
+    frozenset(
+        [
+            "isSorted",
+            "sum",
+            "max",
+            "min",
+            "indexOf",
+            "lastIndexOf",
+            "includes",
+            "url",
+            "lowerAscii",
+            "upperAscii",
+            "substring",
+            "trim",
+            "replace",
+            "split",
+            "join",
+            "find",
+            "findAll",
+            "cidr",
+            "isIP",
+            "isCIDR",
+            "ip",
+            "ip.isCanonical",
+            "containsIP",
+            "containsCIDR",
+            "quantity",
+            "isQuantity",
+            "semver",
+            "isSemver",
+            "validate",
+            "_==_",
+        ]
+    )
+    | _IP_CONSTANT_COST
+    | _CONSTANT_COST
 )
 _STANDARD_OVERLOADS = _SIZED_COMPARISONS | {
     "string_format",

@@ -58,7 +58,7 @@ def explain_pod_cmd(
 
     Exits 0 when the pod was found, 1 for unreadable input or an unknown pod.
     """
-    from kubedra.cli.sim_input import NO_INPUT, InputFlags, gather
+    from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
     from kubedra.cluster.simulation import Simulation
     from kubedra.scheduler.explain import explain_pod
 
@@ -73,16 +73,8 @@ def explain_pod_cmd(
         kubernetes_version,
         feature_gates,
     )
-    if not flags.given:
-        typer.echo(f"error: {NO_INPUT}", err=True)
-        raise typer.Exit(1)
-    read = gather(flags)
-    for error in read.errors:
-        typer.echo(error, err=True)
-    if read.errors:
-        raise typer.Exit(1)
-    for warning in read.warnings:
-        typer.echo(f"Warning: {warning}", err=True)
+    read = gather_shown(flags, _err, 1)
+    stop_if_unreadable(read, _err, 1)
     sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed, features=read.features)
     config = getattr(sim.scheduler, "config", None)
     if config is not None:
@@ -107,6 +99,10 @@ def explain_pod_cmd(
         for line in [*result["summary"], *read.skipped, *read.usage]:
             typer.echo(line)
     raise typer.Exit(0 if result["found"] else 1)
+
+
+def _err(line: str) -> None:
+    typer.echo(line, err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -52,7 +52,7 @@ def serve_api(
     --kubeconfig-out writes a kubeconfig for kubectl and client libraries.
     """
     from kubedra.apiserver import ApiServer, write_kubeconfig
-    from kubedra.cli.sim_input import InputFlags, gather
+    from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
     from kubedra.cluster.simulation import Simulation
 
     namespace = namespace or "default"
@@ -67,15 +67,8 @@ def serve_api(
         kubernetes_version,
         feature_gates,
     )
-    read = gather(flags)
-    for error in read.errors:
-        typer.echo(error if error.startswith("error: ") else f"error: {error}", err=True)
-    if read.errors:
-        raise typer.Exit(EXIT_BAD_INPUT)
-    for line in [*read.skipped, *read.usage]:
-        typer.echo(line, err=True)
-    for warning in read.warnings:
-        typer.echo(f"Warning: {warning}", err=True)
+    read = gather_shown(flags, _err, EXIT_BAD_INPUT, require=False, prefix_errors=True)
+    stop_if_unreadable(read, _err, EXIT_BAD_INPUT, [*read.skipped, *read.usage])
     simulation = Simulation(namespace=namespace, features=read.features)
     problems = simulation.load(read.objects, read.sources)
     for problem in problems:
@@ -90,6 +83,10 @@ def serve_api(
         typer.echo(f"kubeconfig written to {kubeconfig_out}", err=True)
     typer.echo(f"serving the simulated cluster on {server.url}", err=True)
     server.serve_forever()
+
+
+def _err(line: str) -> None:
+    typer.echo(line, err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,11 +9,13 @@ with their maturity in the release that ``--kubernetes-version``/``--feature-gat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import typer
 
 from kubedra.cli import options
 
@@ -121,6 +123,40 @@ def gather(flags: InputFlags) -> SimInput:
         loaded.entries += load_paths(inputs, **request).entries
     _collect(loaded, result)
     return result
+
+
+def gather_shown(
+    flags: InputFlags,
+    echo: Callable[[str], None],
+    exit_code: int,
+    *,
+    require: bool = True,
+    prefix_errors: bool = False,
+) -> SimInput:
+    """gather() for a command: each input error is shown through ``echo`` (with ``error: ``
+    put in front where ``prefix_errors`` and it lacks one). No input at all, where ``require``,
+    exits with ``exit_code``; unreadable input exits only in ``stop_if_unreadable``, so that a
+    command can still name its other bad flags first.
+    """
+    if require and not flags.given:
+        echo(f"error: {NO_INPUT}")
+        raise typer.Exit(exit_code)
+    read = gather(flags)
+    for error in read.errors:
+        echo(f"error: {error}" if prefix_errors and not error.startswith("error: ") else error)
+    return read
+
+
+def stop_if_unreadable(
+    read: SimInput, echo: Callable[[str], None], exit_code: int, notes: Sequence[str] = ()
+) -> None:
+    """Exit with ``exit_code`` when the input had errors; else show ``notes``, then warnings."""
+    if read.errors:
+        raise typer.Exit(exit_code)
+    for line in notes:
+        echo(line)
+    for warning in read.warnings:
+        echo(f"Warning: {warning}")
 
 
 def _read_live(flags: InputFlags, result: SimInput) -> LoadResult | None:

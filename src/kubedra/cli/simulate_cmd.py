@@ -123,12 +123,16 @@ def simulate(
     """
     from rich.console import Console
 
-    from kubedra.cli.sim_input import NO_INPUT, InputFlags, gather
+    from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
     from kubedra.cluster.simulation import Simulation
     from kubedra.cluster.timeline import TimelineError
     from kubedra.planning.steps import load_steps
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+    def echo(line: str) -> None:
+        err.print(line, markup=False)
+
     flags = InputFlags(
         paths,
         filename,
@@ -140,12 +144,7 @@ def simulate(
         kubernetes_version,
         feature_gates,
     )
-    if not flags.given:
-        err.print(f"error: {NO_INPUT}", markup=False)
-        raise typer.Exit(EXIT_BAD_INPUT)
-    read = gather(flags)
-    for error in read.errors:
-        err.print(error, markup=False)
+    read = gather_shown(flags, echo, EXIT_BAD_INPUT)
     steps: list[Any] = []
     what_if_steps: list[Any] = []
     try:
@@ -156,10 +155,7 @@ def simulate(
     except TimelineError as error:
         err.print(f"error: {error}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
-    if read.errors:
-        raise typer.Exit(EXIT_BAD_INPUT)
-    for warning in read.warnings:
-        err.print(f"Warning: {warning}", markup=False)
+    stop_if_unreadable(read, echo, EXIT_BAD_INPUT)
     if output not in (Output.TEXT, Output.WIDE):  # keep standard output machine-readable
         for line in read.skipped:
             err.print(line, markup=False)
