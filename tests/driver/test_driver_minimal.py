@@ -33,6 +33,11 @@ def test_the_minimal_driver_is_short_with_one_import():
     assert imports == ["import kubedra.driver as dra"]
 
 
+def test_the_minimal_driver_ships_as_examples_counter_py():
+    """The README's shell block runs ``python examples/counter.py``: it must be that very code."""
+    assert (REPO / "examples" / "counter.py").read_text() == minimal_driver()
+
+
 def test_the_minimal_driver_runs_end_to_end(driver_dirs, short_tmp):
     program = short_tmp / "counter.py"
     program.write_text(minimal_driver())
