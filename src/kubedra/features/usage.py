@@ -234,21 +234,22 @@ def feature_warnings(
     for gate, subjects in _grouped(feature_uses(objects)).items():
         spec = spec_at(gate, release)
         who = _subjects_text(subjects)
+        relies = "relies" if len(subjects) == 1 else "rely"
         if spec is None:
             since = f" (it first appears in {GATES[gate][0].since})"
             warnings.append(
-                f"{who} relies on {gate}, which Kubernetes {release} does not have{since}: "
+                f"{who} {relies} on {gate}, which Kubernetes {release} does not have{since}: "
                 "the apiserver drops its fields and the scheduler ignores them"
             )
         elif not gates.enabled(gate):
             warnings.append(
-                f"{who} relies on {gate}, which is off in {release} ({spec.stage.value}): "
+                f"{who} {relies} on {gate}, which is off in {release} ({spec.stage.value}): "
                 f"the apiserver drops its fields and the scheduler ignores them; "
                 f"enable it with --feature-gates={gate}=true"
             )
         elif spec.stage is Stage.ALPHA:
             warnings.append(
-                f"{who} relies on {gate}, an alpha feature in {release}: off in most clusters, "
+                f"{who} {relies} on {gate}, an alpha feature in {release}: off in most clusters, "
                 "and it may change or go away"
             )
     return warnings
