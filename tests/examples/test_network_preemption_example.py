@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from example_cli import EXAMPLES, invoke, simulate_timeline
 
-import typer
-from typer.testing import CliRunner
+from kubedra.cli import explain_cmd
 
-from kubedra.cli import explain_cmd, simulate_cmd
-
-EXAMPLE = Path(__file__).resolve().parent.parent.parent / "examples" / "network-preemption"
+EXAMPLE = EXAMPLES / "network-preemption"
 
 
 def simulate(*extra: str) -> tuple[int, str]:
-    app = typer.Typer()
-    app.command("version")(lambda: None)
-    simulate_cmd.register(app)
-    args = ["simulate", str(EXAMPLE), "--events", str(EXAMPLE / "training.events"), *extra]
-    result = CliRunner().invoke(app, args)
-    return result.exit_code, result.output
+    return simulate_timeline("network-preemption", *extra)
 
 
 def test_extended_preemption_frees_the_fabric_gpu() -> None:
@@ -46,11 +38,7 @@ def test_upstream_with_the_gate_on_does_not_preempt_for_a_network_device() -> No
 
 
 def explain(*extra: str) -> tuple[int, str]:
-    app = typer.Typer()
-    app.command("version")(lambda: None)
-    explain_cmd.register(app)
-    result = CliRunner().invoke(app, ["explain", "pod", "batch-inference", str(EXAMPLE), *extra])
-    return result.exit_code, result.output
+    return invoke(explain_cmd.register, "explain", "pod", "batch-inference", str(EXAMPLE), *extra)
 
 
 def test_explain_takes_the_preemption_flag() -> None:

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import typer
-from typer.testing import CliRunner
+from example_cli import EXAMPLES, invoke, simulate_timeline
 
 from kubedra.cli import simulate_cmd
 
-EXAMPLE = Path(__file__).resolve().parent.parent.parent / "examples" / "preemption"
-
 
 def simulate(*extra: str) -> tuple[int, str]:
-    app = typer.Typer()
-    app.command("version")(lambda: None)
-    simulate_cmd.register(app)
-    args = ["simulate", str(EXAMPLE), "--events", str(EXAMPLE / "training.events"), *extra]
-    result = CliRunner().invoke(app, args)
-    return result.exit_code, result.output
+    return simulate_timeline("preemption", *extra)
 
 
 def test_training_preempts_the_batch_pod_with_the_gate_on() -> None:
@@ -55,12 +45,7 @@ def test_unknown_gate_is_a_usage_error() -> None:
 
 
 def simulate_gang(*extra: str) -> tuple[int, str]:
-    app = typer.Typer()
-    app.command("version")(lambda: None)
-    simulate_cmd.register(app)
-    gang = EXAMPLE.parent / "gang"
-    result = CliRunner().invoke(app, ["simulate", str(gang), *extra])
-    return result.exit_code, result.output
+    return invoke(simulate_cmd.register, "simulate", str(EXAMPLES / "gang"), *extra)
 
 
 def test_gang_upstream_order_leaves_the_gang_pending() -> None:
