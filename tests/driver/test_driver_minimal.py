@@ -19,8 +19,8 @@ DRIVER = "counter.example.com"
 
 def minimal_driver() -> str:
     """The first Python block of the README's "A minimal driver" section."""
-    text = (REPO / "README.md").read_text()
-    section = text.split("### A minimal driver", 1)[1]
+    text = (REPO / "docs" / "guides" / "driver-kit.md").read_text()
+    section = text.split("## A minimal driver", 1)[1]
     match = re.search(r"```python\n(.*?)```", section, re.S)
     assert match, "no Python block under 'A minimal driver'"
     return match.group(1)

@@ -25,7 +25,7 @@ BLOCK_INTRO = "Try it locally (no cluster needed):"
 
 
 def readme_block() -> str:
-    text = (REPO / "README.md").read_text()
+    text = (REPO / "docs" / "guides" / "driver-kit.md").read_text()
     after = text[text.index(BLOCK_INTRO) :]
     match = re.search(r"```bash\n(.*?)```", after, re.DOTALL)
     assert match is not None
