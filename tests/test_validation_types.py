@@ -106,7 +106,8 @@ def test_wrong_types_are_field_errors(obj: dict, expected: list[str]) -> None:
 
 def test_unknown_kind_is_reported() -> None:
     assert rendered_errors({"kind": "Deployment"}) == [
-        'kind: Unsupported value: "Deployment": supported values: "DeviceClass", '
+        'kind: Unsupported value: "Deployment": supported values: "CompositePodGroup", '
+        '"DeviceClass", '
         '"DeviceTaintRule", '
         '"Namespace", "Node", "Pod", "PodDisruptionBudget", "PodGroup", "PriorityClass", '
         '"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "Workload"'

@@ -206,11 +206,13 @@ def test_every_dra_example_validates() -> None:
 
 @pytest.mark.parametrize("release", SUPPORTED[:-1])
 def test_examples_in_older_releases_fail_only_on_kinds_not_served_then(release: str) -> None:
-    """Every example object is valid in every release; only the v1 DeviceTaintRule (served from
-    1.37) is refused by older releases, with the release that serves it."""
+    """Every example object is valid in every release; only the v1 DeviceTaintRule and the
+    scheduling.k8s.io/v1beta1 Workload API (both served from 1.37) are refused by older
+    releases, with the release that serves them."""
     out = _kubedra("validate", "--kubernetes-version", release, "examples", "deploy")
     assert "0 invalid" in out.stdout.splitlines()[-1], out.stdout + out.stderr
     unreadable = [line for line in out.stdout.splitlines() if "no matches for kind" in line]
     assert unreadable, out.stdout
-    assert all('"DeviceTaintRule" in version "resource.k8s.io/v1"' in line for line in unreadable)
+    served_later = ('in version "resource.k8s.io/v1"', 'in version "scheduling.k8s.io/v1beta1"')
+    assert all(any(v in line for v in served_later) for line in unreadable), unreadable
     assert all(f"selected release: {release}" in line for line in unreadable)

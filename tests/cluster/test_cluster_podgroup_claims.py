@@ -1,4 +1,10 @@
-"""PodGroup resourceClaims (KEP-5729): one claim, reserved for the PodGroup, shared by the gang."""
+"""PodGroup resourceClaims (KEP-5729): one claim, reserved for the PodGroup, shared by the gang.
+
+The field belongs to DRAWorkloadResourceClaims (beta and off by default in 1.37,
+kubernetes/kubernetes ``pkg/features`` scheduler gates; k8s.io/api ``scheduling/v1beta1/types.go``
+``+featureGate=DRAWorkloadResourceClaims``): the cluster here turns it on, except where a test
+shows what the default does.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +13,17 @@ from typing import Any
 from cluster_builders import claim, device_class, gpu_slice, node, pod
 
 from kubedra.api.validation import validate_object
+from kubedra.cluster.admission import AdmissionConfig
 from kubedra.cluster.simulation import Simulation
+
+WITH_GROUP_CLAIMS = AdmissionConfig(gates={"DRAWorkloadResourceClaims": True})
 
 GROUP_REF = {"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "trainers"}
 
 
 def pod_group(claims: list[dict[str, Any]]) -> dict[str, Any]:
     return {
-        "apiVersion": "scheduling.k8s.io/v1alpha2",
+        "apiVersion": "scheduling.k8s.io/v1beta1",
         "kind": "PodGroup",
         "metadata": {"name": "trainers", "namespace": "default"},
         "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "resourceClaims": claims},
@@ -27,8 +36,10 @@ def member(name: str) -> dict[str, Any]:
     return obj
 
 
-def cluster(group_claims: list[dict[str, Any]]) -> Simulation:
-    sim = Simulation()
+def cluster(
+    group_claims: list[dict[str, Any]], admission: AdmissionConfig = WITH_GROUP_CLAIMS
+) -> Simulation:
+    sim = Simulation(admission=admission)
     objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), claim("fabric")]
     group = pod_group(group_claims)
     assert sim.load([*objects, group, member("t0"), member("t1")]) == []
@@ -65,18 +76,30 @@ def test_a_claim_the_group_does_not_list_is_reserved_for_each_pod() -> None:
     assert all(r["resource"] == "pods" for r in reserved(sim))
 
 
+def test_with_the_gate_off_the_group_claims_are_dropped_and_each_pod_reserves() -> None:
+    """Upstream's PodGroup strategy drops ``spec.resourceClaims`` on create while
+    DRAWorkloadResourceClaims is off (its default in 1.37, kubernetes/kubernetes#139240's
+    release): the pods then consume the claim each for itself."""
+    sim = cluster([{"name": "gpu", "resourceClaimName": "fabric"}], AdmissionConfig())
+    group = sim.store.get("PodGroup", "trainers", "default")
+    assert group is not None and "resourceClaims" not in group["spec"]
+    assert sorted(r["name"] for r in reserved(sim)) == ["t0", "t1"]
+
+
 def test_pod_group_claims_are_validated() -> None:
+    """Declarative rules of k8s.io/api ``scheduling/v1beta1`` PodGroupResourceClaim: a union of
+    the claim and the template (``validate.Union``), a map-list keyed by name whose repeated
+    entry is the Duplicate (``validate.ValSliceUnique``), checked before the items."""
     bad = pod_group([{"name": "x"}, {"name": "x", "resourceClaimName": "a"}])
-    messages = [str(e) for e in validate_object(bad)]
-    assert any(
-        "spec.resourceClaims[0]" in m and "exactly one of: `resourceClaimName`" in m
-        for m in messages
-    ), messages
-    assert any("spec.resourceClaims[1].name" in m and "Duplicate" in m for m in messages), messages
+    assert [str(e) for e in validate_object(bad)] == [
+        'spec.resourceClaims[1]: Duplicate value: "x"',
+        'spec.resourceClaims[0]: Invalid value: "": must specify one of: `resourceClaimName`, '
+        "`resourceClaimTemplateName`",
+    ]
 
 
 def test_group_template_makes_one_claim_for_the_pod_group() -> None:
-    sim = Simulation()
+    sim = Simulation(admission=WITH_GROUP_CLAIMS)
     template = {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaimTemplate",
@@ -101,7 +124,11 @@ def test_group_template_makes_one_claim_for_the_pod_group() -> None:
     claims = sim.store.list("ResourceClaim")
     assert [c["metadata"]["name"] for c in claims] == [name]
     [owner] = claims[0]["metadata"]["ownerReferences"]
-    assert (owner["kind"], owner["name"]) == ("PodGroup", "trainers")
+    assert (owner["apiVersion"], owner["kind"], owner["name"]) == (
+        "scheduling.k8s.io/v1beta1",
+        "PodGroup",
+        "trainers",
+    )
     group_uid = stored_group["metadata"]["uid"]
     assert claims[0]["status"]["reservedFor"] == [{**GROUP_REF, "uid": group_uid}]
     for pod_name in ("t0", "t1"):

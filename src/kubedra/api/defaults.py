@@ -11,6 +11,11 @@ taints without ``timeAdded`` get the current time (whole seconds), as do DeviceT
 requests default to its limits; a Node's ``allocatable`` defaults to its ``capacity``; a
 Namespace gets the ``kubernetes.io/metadata.name`` label; a PriorityClass gets
 ``preemptionPolicy: PreemptLowerPriority``.
+
+``scheduling.k8s.io/v1beta1`` (1.37): a PodGroup's ``disruptionMode`` defaults to
+``{single: {}}`` (``+default`` in k8s.io/api ``scheduling/v1beta1/types.go``). 1.36's
+``v1alpha2`` default (``Pod``) belongs to a field the off-by-default WorkloadAwarePreemption gate
+drops, so it is not applied.
 """
 
 from __future__ import annotations
@@ -211,6 +216,14 @@ def _priority_class(obj: dict[str, Any], _now: str) -> dict[str, Any]:
     return out
 
 
+def _pod_group(obj: dict[str, Any], _now: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    spec = _child(out, "spec")
+    if spec is not None and spec.get("disruptionMode") is None:
+        spec["disruptionMode"] = {"single": {}}
+    return out
+
+
 _DEFAULTERS: dict[tuple[str, str], Callable[[dict[str, Any], str], dict[str, Any]]] = {
     ("resource.k8s.io/v1", "ResourceClaim"): _resource_claim,
     ("resource.k8s.io/v1", "ResourceClaimTemplate"): _resource_claim_template,
@@ -220,4 +233,5 @@ _DEFAULTERS: dict[tuple[str, str], Callable[[dict[str, Any], str], dict[str, Any
     ("v1", "Node"): _node,
     ("v1", "Namespace"): _namespace,
     ("scheduling.k8s.io/v1", "PriorityClass"): _priority_class,
+    ("scheduling.k8s.io/v1beta1", "PodGroup"): _pod_group,
 }

@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 from kubedra.api.defaults import apply_defaults
 from kubedra.api.io import DecodeError, decode
+from kubedra.api.releases import DEFAULT
+from kubedra.api.scheduling_versions import to_version
 from kubedra.api.validation import validate_object
 from kubedra.apiserver.discovery import EVENT, WITH_STATUS
 from kubedra.apiserver.events import EventRecorder
@@ -25,6 +27,14 @@ from kubedra.cluster.store import Store, StoreError, invalid
 from kubedra.gofmt import quote
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def shown_as(info: KindInfo, obj: dict[str, Any]) -> dict[str, Any]:
+    """A stored object as the requested version shows it: 1.37 stores Workload and PodGroup as
+    ``scheduling.k8s.io/v1beta1`` and serves them as ``v1alpha3`` too (the same fields)."""
+    if obj.get("kind") != info.kind:
+        return obj
+    return to_version(obj, info.api_version) or obj
 
 
 class SimulationLike(Protocol):
@@ -74,7 +84,7 @@ class LiveCluster:
                 obj = self.store.get(info.kind, name, namespace)
             if obj is None:
                 raise not_found(info, name)
-            return obj
+            return shown_as(info, obj)
 
     def list(self, info: KindInfo, namespace: str | None) -> tuple[list[dict[str, Any]], int]:
         """The objects and the resourceVersion the list was taken at."""
@@ -83,7 +93,7 @@ class LiveCluster:
                 items = self.events.list(namespace)
             else:
                 items = self.store.list(info.kind, namespace if info.namespaced else None)
-            return list(items), self.store.resource_version
+            return [shown_as(info, obj) for obj in items], self.store.resource_version
 
     # --- writing ---------------------------------------------------------------------------
 
@@ -98,7 +108,7 @@ class LiveCluster:
             except StoreError as error:
                 raise from_store_error(error, info, name) from None
             self._settle()
-            return created
+            return shown_as(info, created)
 
     def replace(
         self, info: KindInfo, namespace: str | None, name: str, body: Any, subresource: str
@@ -112,7 +122,7 @@ class LiveCluster:
             if current is None:
                 raise not_found(info, name)
             new = self._merge_status(info, current, obj, subresource)
-            return self._update(info, name, new)
+            return shown_as(info, self._update(info, name, new))
 
     def patch(
         self,
@@ -143,10 +153,10 @@ class LiveCluster:
                 raise not_found(info, name)
             if "strategic" in content_type:
                 patch = without_directives(patch)
-            merged = merge_patch(copy.deepcopy(current), patch)
+            merged = merge_patch(copy.deepcopy(shown_as(info, current)), patch)
             obj = self._decode(info, namespace, merged)
             new = self._merge_status(info, current, obj, subresource)
-            return self._update(info, name, new)
+            return shown_as(info, self._update(info, name, new))
 
     def delete(
         self, info: KindInfo, namespace: str | None, name: str, options: dict[str, Any]
@@ -177,7 +187,7 @@ class LiveCluster:
             self._settle()
             if last is None:
                 raise not_found(info, name)
-            return last
+            return shown_as(info, last)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -249,7 +259,7 @@ class LiveCluster:
             meta.pop("namespace", None)
         body["metadata"] = meta
         try:
-            return decode(body)
+            return decode(body, self.release or DEFAULT)
         except DecodeError as error:
             raise bad_request(str(error)) from None
 

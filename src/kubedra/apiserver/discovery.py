@@ -7,9 +7,11 @@ every resource in one answer); other clients get the legacy documents (``APIVers
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from kubedra.api.releases import DEFAULT
+from kubedra.api.scheduling_versions import WORKLOAD_API_KINDS, served_versions
 from kubedra.cluster.kinds import KINDS, KindInfo
 
 SERVER_VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.0+kubedra"}
@@ -26,7 +28,9 @@ SHORT_NAMES: dict[str, list[str]] = {
 }
 """Upstream's short names (resource.k8s.io defines none)."""
 
-WITH_STATUS = frozenset({"Pod", "Node", "Namespace", "ResourceClaim"})
+WITH_STATUS = frozenset(
+    {"Pod", "Node", "Namespace", "ResourceClaim", "PodGroup", "CompositePodGroup"}
+)
 """Kinds with a ``/status`` subresource: their main endpoint keeps the stored status."""
 
 EVENT = KindInfo("Event", "v1", "events", True)
@@ -43,14 +47,23 @@ class GroupVersion:
         return f"{self.group}/{self.version}" if self.group else self.version
 
 
-def served_kinds() -> list[KindInfo]:
-    return [*KINDS.values(), EVENT]
+def served_kinds(release: str | None = None) -> list[KindInfo]:
+    """Every served kind, once per served version: the Workload API's kinds in the versions
+    ``release`` serves (kubedra.api.scheduling_versions), preferred version first."""
+    out: list[KindInfo] = []
+    for info in KINDS.values():
+        if info.kind in WORKLOAD_API_KINDS:
+            versions = served_versions(info.kind, release or DEFAULT)
+            out.extend(replace(info, api_version=v, other_versions=()) for v in versions)
+        else:
+            out.append(info)
+    return [*out, EVENT]
 
 
-def group_versions() -> list[GroupVersion]:
+def group_versions(release: str | None = None) -> list[GroupVersion]:
     """The served group/versions, the core group first, in first-seen order."""
     seen: dict[str, GroupVersion] = {}
-    for info in served_kinds():
+    for info in served_kinds(release):
         group, _, version = info.api_version.rpartition("/")
         seen.setdefault(info.api_version, GroupVersion(group, version))
     return list(seen.values())
@@ -61,8 +74,8 @@ def resource_of_kind(kind: str) -> str:
     return info.resource if info else kind.lower() + "s"
 
 
-def find_resource(api_version: str, resource: str) -> KindInfo | None:
-    for info in served_kinds():
+def find_resource(api_version: str, resource: str, release: str | None = None) -> KindInfo | None:
+    for info in served_kinds(release):
         if info.api_version == api_version and info.resource == resource:
             return info
     return None
@@ -77,10 +90,10 @@ def api_versions(host: str) -> dict[str, Any]:
     }
 
 
-def api_group(group: str) -> dict[str, Any]:
+def api_group(group: str, release: str | None = None) -> dict[str, Any]:
     versions = [
         {"groupVersion": gv.group_version, "version": gv.version}
-        for gv in group_versions()
+        for gv in group_versions(release)
         if gv.group == group
     ]
     return {
@@ -92,24 +105,24 @@ def api_group(group: str) -> dict[str, Any]:
     }
 
 
-def api_groups() -> dict[str, Any]:
+def api_groups(release: str | None = None) -> dict[str, Any]:
     """``/apis``: every named group (the core group is under ``/api``)."""
     groups: list[str] = []
-    for gv in group_versions():
+    for gv in group_versions(release):
         if gv.group and gv.group not in groups:
             groups.append(gv.group)
     items = []
     for group in groups:
-        body = api_group(group)
+        body = api_group(group, release)
         del body["kind"], body["apiVersion"]
         items.append(body)
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": items}
 
 
-def resource_list(api_version: str) -> dict[str, Any] | None:
+def resource_list(api_version: str, release: str | None = None) -> dict[str, Any] | None:
     """``/api/v1`` or ``/apis/GROUP/VERSION``; None when the version is not served."""
     resources: list[dict[str, Any]] = []
-    for info in served_kinds():
+    for info in served_kinds(release):
         if info.api_version != api_version:
             continue
         singular = info.kind.lower()
@@ -200,15 +213,15 @@ def _resource_discovery(info: KindInfo, group: str, version: str) -> dict[str, A
     return entry
 
 
-def aggregated(core: bool) -> dict[str, Any]:
+def aggregated(core: bool, release: str | None = None) -> dict[str, Any]:
     """``/api`` (``core``) or ``/apis`` as an ``apidiscovery.k8s.io/v2`` list in one answer."""
     groups: dict[str, list[dict[str, Any]]] = {}
-    for gv in group_versions():
+    for gv in group_versions(release):
         if (gv.group == "") != core:
             continue
         resources = [
             _resource_discovery(info, gv.group, gv.version)
-            for info in served_kinds()
+            for info in served_kinds(release)
             if info.api_version == gv.group_version
         ]
         versions = groups.setdefault(gv.group, [])

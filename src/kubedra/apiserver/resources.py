@@ -22,7 +22,7 @@ from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from kubedra.apiserver import discovery, openapi, protobuf
-from kubedra.apiserver.backend import LiveCluster
+from kubedra.apiserver.backend import LiveCluster, shown_as
 from kubedra.apiserver.selectors import Matcher, field_matcher, label_matcher
 from kubedra.apiserver.status import ApiError, bad_request, path_not_found
 from kubedra.apiserver.tables import to_table, wants_table
@@ -53,7 +53,7 @@ class Target:
     subresource: str
 
 
-def parse_target(api_version: str, segments: list[str]) -> Target:
+def parse_target(api_version: str, segments: list[str], release: str | None = None) -> Target:
     """``[namespaces, NS,] RESOURCE [, NAME [, SUB]]`` under one group/version."""
     namespace: str | None = None
     if len(segments) >= 3 and segments[0] == "namespaces" and segments[2] not in ("status",):
@@ -61,7 +61,7 @@ def parse_target(api_version: str, segments: list[str]) -> Target:
         segments = segments[2:]
     if not segments or len(segments) > 3:
         raise path_not_found()
-    info = discovery.find_resource(api_version, segments[0])
+    info = discovery.find_resource(api_version, segments[0], release)
     if info is None or (namespace is not None and not info.namespaced):
         raise path_not_found()
     name = segments[1] if len(segments) > 1 else None
@@ -103,13 +103,15 @@ class ApiRoutes:
 
     async def core(self, request: Request) -> Response:
         if discovery.wants_aggregated(request.headers.get("accept")):
-            return json_response(discovery.aggregated(core=True), media=discovery.AGGREGATED)
+            body = discovery.aggregated(core=True, release=self.cluster.release)
+            return json_response(body, media=discovery.AGGREGATED)
         return json_response(discovery.api_versions(request.url.netloc))
 
     async def groups(self, request: Request) -> Response:
         if discovery.wants_aggregated(request.headers.get("accept")):
-            return json_response(discovery.aggregated(core=False), media=discovery.AGGREGATED)
-        return json_response(discovery.api_groups())
+            body = discovery.aggregated(core=False, release=self.cluster.release)
+            return json_response(body, media=discovery.AGGREGATED)
+        return json_response(discovery.api_groups(self.cluster.release))
 
     async def version(self, request: Request) -> Response:
         return json_response(discovery.version_info(self.cluster.release))
@@ -121,7 +123,9 @@ class ApiRoutes:
         return error_response(path_not_found())
 
     async def openapi_v3(self, request: Request, rest: str = "") -> Response:
-        body = openapi.document(rest.strip("/")) if rest.strip("/") else openapi.root()
+        release = self.cluster.release
+        key = rest.strip("/")
+        body = openapi.document(key, release) if key else openapi.root(release)
         if body is None:
             return error_response(path_not_found())
         return json_response(body)
@@ -142,9 +146,10 @@ class ApiRoutes:
             return await self.groups(request)
         group = segments[0]
         if len(segments) == 1:
-            if group not in {gv.group for gv in discovery.group_versions() if gv.group}:
+            served = discovery.group_versions(self.cluster.release)
+            if group not in {gv.group for gv in served if gv.group}:
                 return error_response(path_not_found())
-            return json_response(discovery.api_group(group))
+            return json_response(discovery.api_group(group, self.cluster.release))
         return await self._dispatch(request, f"{group}/{segments[1]}", segments[2:])
 
     async def _dispatch(self, request: Request, api_version: str, segments: list[str]) -> Response:
@@ -152,11 +157,11 @@ class ApiRoutes:
             if not segments:
                 if request.method != "GET":
                     raise path_not_found()
-                resources = discovery.resource_list(api_version)
+                resources = discovery.resource_list(api_version, self.cluster.release)
                 if resources is None:
                     raise path_not_found()
                 return json_response(resources)
-            target = parse_target(api_version, segments)
+            target = parse_target(api_version, segments, self.cluster.release)
             return await self._serve(request, target)
         except ApiError as error:
             return error_response(error)
@@ -346,6 +351,7 @@ class ApiRoutes:
             return labels(obj) and fields(obj)
 
         def line(type_: str, obj: dict[str, Any]) -> bytes:
+            obj = shown_as(info, obj)
             if as_table and type_ in ("ADDED", "MODIFIED", "DELETED"):
                 meta = {"resourceVersion": obj["metadata"].get("resourceVersion", "")}
                 obj = to_table(info.kind, [obj], cluster.clock.now(), meta)

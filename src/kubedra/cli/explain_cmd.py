@@ -75,7 +75,13 @@ def explain_pod_cmd(
     )
     read = gather_shown(flags, _err, 1)
     stop_if_unreadable(read, _err, 1)
-    sim = Simulation(namespace=namespace, policy=scheduler.value, seed=seed, features=read.features)
+    sim = Simulation(
+        namespace=namespace,
+        policy=scheduler.value,
+        seed=seed,
+        features=read.features,
+        admission=read.admission,
+    )
     config = getattr(sim.scheduler, "config", None)
     if config is not None:
         config.preemption = preemption.value

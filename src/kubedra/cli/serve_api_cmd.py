@@ -69,7 +69,7 @@ def serve_api(
     )
     read = gather_shown(flags, _err, EXIT_BAD_INPUT, require=False, prefix_errors=True)
     stop_if_unreadable(read, _err, EXIT_BAD_INPUT, [*read.skipped, *read.usage])
-    simulation = Simulation(namespace=namespace, features=read.features)
+    simulation = Simulation(namespace=namespace, features=read.features, admission=read.admission)
     problems = simulation.load(read.objects, read.sources)
     for problem in problems:
         typer.echo(f"warning: {problem.source}: {problem.object}: {problem.message}", err=True)

@@ -22,6 +22,7 @@ from kubedra.cli import options
 if TYPE_CHECKING:
     from kubedra.allocator.features import Features
     from kubedra.api.io import LoadResult
+    from kubedra.cluster.admission import AdmissionConfig
     from kubedra.features import FeatureGates
 
 
@@ -58,6 +59,13 @@ class SimInput:
     def features(self) -> Features:
         """The allocator's and scheduler's switches for the chosen release."""
         return self.gates.allocator_features()
+
+    @property
+    def admission(self) -> AdmissionConfig:
+        """What the simulated apiserver admits and drops on create, for the chosen release."""
+        from kubedra.cluster.admission import AdmissionConfig
+
+        return AdmissionConfig(release=self.gates.release, gates=dict(self.gates.overrides))
 
 
 @dataclass

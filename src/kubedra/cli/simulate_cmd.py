@@ -173,6 +173,7 @@ def simulate(
         seed=seed,
         features=read.features,
         scheduler_factory=factory,
+        admission=read.admission,
     )
     config = getattr(sim.scheduler, "config", None)
     if config is not None:

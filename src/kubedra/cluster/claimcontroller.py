@@ -301,7 +301,7 @@ class ResourceClaimController:
         claim = self._claim_from(owner, entry_name, template)
         claim["metadata"]["ownerReferences"] = [
             {
-                "apiVersion": "scheduling.k8s.io/v1alpha2",
+                "apiVersion": group["apiVersion"],
                 "kind": "PodGroup",
                 "name": meta["name"],
                 "uid": meta["uid"],

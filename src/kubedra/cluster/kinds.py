@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kubedra.api.scheduling_versions import V1ALPHA2, V1ALPHA3, V1BETA1
+
 
 @dataclass(frozen=True, slots=True)
 class KindInfo:
@@ -12,6 +14,13 @@ class KindInfo:
     resource: str
     """Plural resource name, e.g. ``resourceclaims``."""
     namespaced: bool
+    other_versions: tuple[str, ...] = ()
+    """Versions also stored as they are: the Workload API's kinds are stored in the version of
+    the selected release (``v1beta1`` for 1.37, ``v1alpha2`` for 1.36)."""
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        return (self.api_version, *self.other_versions)
 
     @property
     def group(self) -> str:
@@ -41,8 +50,9 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("DeviceTaintRule", _RESOURCE, "devicetaintrules", False),
         KindInfo("ResourceClaimTemplate", _RESOURCE, "resourceclaimtemplates", True),
         KindInfo("ResourceClaim", _RESOURCE, "resourceclaims", True),
-        KindInfo("Workload", "scheduling.k8s.io/v1alpha2", "workloads", True),
-        KindInfo("PodGroup", "scheduling.k8s.io/v1alpha2", "podgroups", True),
+        KindInfo("Workload", V1BETA1, "workloads", True, (V1ALPHA2,)),
+        KindInfo("CompositePodGroup", V1ALPHA3, "compositepodgroups", True),
+        KindInfo("PodGroup", V1BETA1, "podgroups", True, (V1ALPHA2,)),
         KindInfo("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True),
         KindInfo("Pod", "v1", "pods", True),
     )

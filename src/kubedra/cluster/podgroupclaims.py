@@ -1,6 +1,8 @@
-"""PodGroup ``resourceClaims`` (KEP-5729, ``scheduling.k8s.io/v1alpha2``, gate
-``DRAWorkloadResourceClaims``): a claim listed in a PodGroup is shared by the group's pods and
-reserved for the PodGroup instead of its individual pods.
+"""PodGroup ``resourceClaims`` (KEP-5729, ``scheduling.k8s.io/v1alpha2`` in 1.36 and ``v1beta1``
+in 1.37, gate ``DRAWorkloadResourceClaims``, off by default): a claim listed in a PodGroup is
+shared by the group's pods and reserved for the PodGroup instead of its individual pods. With
+the gate off the apiserver drops the field when the PodGroup is created
+(:mod:`kubedra.cluster.admission`), so the group lists no claims and each pod gets its own.
 
 A pod consumes the PodGroup's claim by an entry in its own ``spec.resourceClaims`` that matches
 the PodGroup's entry exactly (same ``name`` and the same ``resourceClaimName`` or

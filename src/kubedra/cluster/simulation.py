@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from kubedra.allocator.features import Features
+from kubedra.cluster.admission import Admission, AdmissionConfig
 from kubedra.cluster.claimcontroller import ControllerEvent, ResourceClaimController
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
@@ -82,10 +83,16 @@ class Simulation:
         seed: int | None = None,
         features: Features | None = None,
         scheduler_factory: SchedulerFactory | None = None,
+        admission: AdmissionConfig | None = None,
     ) -> None:
         self.features = features or Features()
         self.clock = SimClock()
-        self.store = Store(self.clock, namespace, self.features, seed=seed or 0)
+        self.admission = Admission(admission)
+        """Priority admission and the disabled-field drops of the chosen release and gates
+        (kubedra.cluster.admission), applied to every object created in this cluster."""
+        self.store = Store(
+            self.clock, namespace, self.features, seed=seed or 0, admission=self.admission
+        )
         self.claim_controller = ResourceClaimController(self.store)
         self.taint_controller = DeviceTaintEvictionController(self.store, self.clock)
         self.kubelet = Kubelet(self.store, self.clock)

@@ -19,6 +19,7 @@ from typing import Any
 
 from kubedra.api.defaults import apply_defaults
 from kubedra.api.validation import FieldError, format_invalid, validate_object
+from kubedra.cluster.admission import Admission, AdmissionError
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event, EventType
 from kubedra.cluster.kinds import KINDS, KindInfo
@@ -102,11 +103,15 @@ class Store:
         *,
         seed: int = 0,
         validate_updates: bool = False,
+        admission: Admission | None = None,
     ) -> None:
         self.clock = clock
         self.namespace = namespace
         self.features = features
         self.validate_updates = validate_updates
+        self.admission = admission
+        """Admission on create (kubedra.cluster.admission); None: no plugins, nothing dropped,
+        as a bare apiserver with admission turned off (the unit tests' store)."""
         self._rng = random.Random(seed)
         self._objects: dict[str, dict[Key, dict[str, Any]]] = {kind: {} for kind in KINDS}
         self._by_uid: dict[str, tuple[str, Key]] = {}
@@ -172,6 +177,7 @@ class Store:
         if info.namespaced and not meta.get("namespace"):
             meta["namespace"] = self.namespace
         objects = self._objects[info.kind]
+        requested = str(meta.get("name") or "")  # admission sees no generated name yet
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = self._generate_name(info, str(meta["generateName"]), meta)
         meta.pop("uid", None)
@@ -180,9 +186,16 @@ class Store:
         meta.pop("deletionGracePeriodSeconds", None)
         defaulted = apply_defaults({**obj, "metadata": meta}, now=self.clock.now())
         name = str(meta.get("name") or "")
+        if self.admission is not None:
+            defaulted = self._admit(info, requested, defaulted)
         errors = validate_object(defaulted)
         if errors:
             raise invalid(info, name or str(meta.get("generateName") or ""), errors)
+        if self.admission is not None:
+            try:
+                self.admission.validate(defaulted, info, requested, self._priority_classes)
+            except AdmissionError as error:
+                raise StoreError(403, "Forbidden", error.message) from None
         key = self._key(info, name, meta.get("namespace"))
         if key in objects:
             raise already_exists(info, name)
@@ -265,6 +278,23 @@ class Store:
 
     # --- internals -------------------------------------------------------------------------
 
+    def _admit(self, info: KindInfo, name: str, obj: dict[str, Any]) -> dict[str, Any]:
+        """Mutating admission, then the fields of disabled features dropped."""
+        assert self.admission is not None
+        try:
+            obj = self.admission.mutate(
+                obj, info, name, self._priority_class, self._priority_classes
+            )
+        except AdmissionError as error:
+            raise StoreError(403, "Forbidden", error.message) from None
+        return self.admission.prepare(obj)
+
+    def _priority_class(self, name: str) -> dict[str, Any] | None:
+        return self.get("PriorityClass", name)
+
+    def _priority_classes(self) -> builtins.list[dict[str, Any]]:
+        return self.list("PriorityClass")
+
     def _remove(self, kind: str, key: Key, obj: dict[str, Any]) -> None:
         del self._objects[kind][key]
         meta = obj["metadata"]
@@ -336,7 +366,7 @@ class Store:
         kind = obj.get("kind") if isinstance(obj, dict) else None
         info = KINDS.get(kind) if isinstance(kind, str) else None
         api_version = obj.get("apiVersion") if isinstance(obj, dict) else None
-        if info is None or api_version != info.api_version:
+        if info is None or api_version not in info.versions:
             raise StoreError(
                 404,
                 "NotFound",

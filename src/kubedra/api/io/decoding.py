@@ -25,17 +25,24 @@ from kubedra.api.io.reading import MAX_OBJECT_BYTES, LoadError, RawDocument
 from kubedra.api.io.release_fields import kind_problem, strip_other_release_fields
 from kubedra.api.models import FULLY_MODELED_GROUPS, KINDS, NAMESPACED_KINDS, KubeObject
 from kubedra.api.releases import DEFAULT
+from kubedra.api.scheduling_versions import CONVERTIBLE as SCHEDULING_CONVERTIBLE
+from kubedra.api.scheduling_versions import to_storage
 
 MAX_REPORTED_PROBLEMS = 10
 
-SUPPORTED_KINDS: frozenset[tuple[str, str]] = frozenset(KINDS) | frozenset(
-    (version, kind)
-    for version in CONVERTIBLE_VERSIONS
-    for (v1_version, kind) in KINDS
-    if v1_version == "resource.k8s.io/v1"
-    and not (kind == "DeviceTaintRule" and version.endswith("v1beta1"))
+SUPPORTED_KINDS: frozenset[tuple[str, str]] = (
+    frozenset(KINDS)
+    | frozenset(
+        (version, kind)
+        for version in CONVERTIBLE_VERSIONS
+        for (v1_version, kind) in KINDS
+        if v1_version == "resource.k8s.io/v1"
+        and not (kind == "DeviceTaintRule" and version.endswith("v1beta1"))
+    )
+    | SCHEDULING_CONVERTIBLE
 )
-"""Every (apiVersion, kind) accepted: the v1 kinds and their v1beta1/v1beta2 versions."""
+"""Every (apiVersion, kind) accepted: the stored kinds, the v1beta1/v1beta2 versions of the
+resource.k8s.io/v1 kinds and the scheduling.k8s.io/v1alpha3 versions of v1beta1 kinds."""
 
 
 @dataclass(frozen=True)
@@ -299,7 +306,7 @@ def decode_lenient(
     """Like :func:`decode`, but unknown fields are dropped and returned as problems instead of
     stopping the object (wrong types still raise DecodeError)."""
     original_kind = content["kind"]
-    wire = to_v1(content)
+    wire = to_storage(to_v1(content))
     api_version: str = wire["apiVersion"]
     model = KINDS[(api_version, original_kind)]
     group = api_version.rpartition("/")[0]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubedra.api.releases import SUPPORTED
+from kubedra.api.scheduling_versions import SERVED as WORKLOAD_API_SERVED
 
 ITEMS = "[]"
 """A path step meaning "every item of this list"."""
@@ -74,8 +75,10 @@ RELEASE_FIELDS: tuple[ReleaseField, ...] = (
 RELEASE_KINDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("resource.k8s.io/v1", "DeviceTaintRule"): ("1.37",),
     ("resource.k8s.io/v1beta2", "DeviceTaintRule"): _FROM_1_36,
+    **WORKLOAD_API_SERVED,
 }
-"""Kinds served only by some releases (every other supported kind is served by all)."""
+"""Kinds served only by some releases (every other supported kind is served by all); the
+Workload API's versions come from :mod:`kubedra.api.scheduling_versions`."""
 
 assert all(set(f.releases) <= set(SUPPORTED) for f in RELEASE_FIELDS)
 

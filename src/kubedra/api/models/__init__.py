@@ -74,7 +74,8 @@ from kubedra.api.models.resource import (
     ResourceSlice,
     ResourceSliceSpec,
 )
-from kubedra.api.models.scheduling import PodGroup, Workload
+from kubedra.api.models.scheduling import CompositePodGroup, PodGroup, Workload
+from kubedra.api.models.scheduling_v1alpha2 import PodGroupV1Alpha2, WorkloadV1Alpha2
 
 KINDS: dict[tuple[str, str], type[KubeObject]] = {
     ("resource.k8s.io/v1", "DeviceClass"): DeviceClass,
@@ -86,18 +87,33 @@ KINDS: dict[tuple[str, str], type[KubeObject]] = {
     ("v1", "Node"): Node,
     ("v1", "Namespace"): Namespace,
     ("scheduling.k8s.io/v1", "PriorityClass"): PriorityClass,
-    ("scheduling.k8s.io/v1alpha2", "Workload"): Workload,
-    ("scheduling.k8s.io/v1alpha2", "PodGroup"): PodGroup,
+    ("scheduling.k8s.io/v1beta1", "Workload"): Workload,
+    ("scheduling.k8s.io/v1beta1", "PodGroup"): PodGroup,
+    ("scheduling.k8s.io/v1alpha3", "CompositePodGroup"): CompositePodGroup,
+    ("scheduling.k8s.io/v1alpha2", "Workload"): WorkloadV1Alpha2,
+    ("scheduling.k8s.io/v1alpha2", "PodGroup"): PodGroupV1Alpha2,
     ("policy/v1", "PodDisruptionBudget"): PodDisruptionBudget,
 }
-"""The model of each supported v1 object, by (apiVersion, kind)."""
+"""The model of each supported object in the version it is stored as, by (apiVersion, kind).
+
+The Workload API kinds have a model per release's version (``kubedra.api.scheduling_versions``
+says which release serves which)."""
 
 NAMESPACED_KINDS = frozenset(
-    {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Workload", "PodGroup", "PodDisruptionBudget"}
+    {
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        "Pod",
+        "Workload",
+        "PodGroup",
+        "PodGroupV1Alpha2",
+        "CompositePodGroup",
+        "PodDisruptionBudget",
+    }
 )
 """Kinds whose objects live in a namespace; every other supported kind is cluster-scoped."""
 
-FULLY_MODELED_GROUPS = frozenset({"resource.k8s.io"})
+FULLY_MODELED_GROUPS = frozenset({"resource.k8s.io", "scheduling.k8s.io"})
 """API groups whose models cover every field, so that an unknown field is an error."""
 
 __all__ = [
@@ -111,6 +127,7 @@ __all__ = [
     "CapacityRequestPolicy",
     "CapacityRequestPolicyRange",
     "CapacityRequirements",
+    "CompositePodGroup",
     "Condition",
     "Container",
     "ContainerResourceClaim",
@@ -156,6 +173,7 @@ __all__ = [
     "Pod",
     "PodDisruptionBudget",
     "PodGroup",
+    "PodGroupV1Alpha2",
     "PodResourceClaim",
     "PodSpec",
     "PodStatus",
@@ -173,4 +191,5 @@ __all__ = [
     "Taint",
     "Toleration",
     "Workload",
+    "WorkloadV1Alpha2",
 ]

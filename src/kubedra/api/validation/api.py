@@ -19,7 +19,11 @@ from kubedra.api.validation.resource_kinds import (
     validate_resource_claim_template,
     validate_resource_slice,
 )
-from kubedra.api.validation.scheduling_kinds import validate_pod_group, validate_workload
+from kubedra.api.validation.scheduling_kinds import (
+    validate_composite_pod_group,
+    validate_pod_group,
+    validate_workload,
+)
 from kubedra.api.validation.schema import KIND_SCHEMAS
 from kubedra.api.validation.typecheck import check_types, json_type_name
 
@@ -37,6 +41,7 @@ VALIDATORS: dict[str, Validator] = {
     "PriorityClass": validate_priority_class,
     "Workload": validate_workload,
     "PodGroup": validate_pod_group,
+    "CompositePodGroup": validate_composite_pod_group,
     "PodDisruptionBudget": validate_pod_disruption_budget,
 }
 

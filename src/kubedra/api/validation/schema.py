@@ -244,7 +244,21 @@ NODE_SPEC: Spec = {"unschedulable": BOOL, "taints": ListOf(NODE_TAINT), "provide
 NODE_STATUS: Spec = {"allocatable": MapOf(QTY), "capacity": MapOf(QTY)}
 
 
-SCHEDULING_POLICY: Spec = {"basic": ANY, "gang": {"minCount": INT32}}
+SCHEDULING_POLICY: Spec = {"basic": ANY, "gang": {"minCount": INT32, "minGroupCount": INT32}}
+GROUP_CLAIMS = ListOf({"name": STR, "resourceClaimName": STR, "resourceClaimTemplateName": STR})
+GROUP_SETTINGS: Spec = {
+    "schedulingPolicy": SCHEDULING_POLICY,
+    "schedulingConstraints": {"topology": ListOf({"key": STR})},
+    "resourceClaims": GROUP_CLAIMS,
+    "disruptionMode": ANY,  # a string in v1alpha2, a single/all union from v1beta1 on
+    "priorityClassName": STR,
+    "priority": INT32,
+    "preemptionPolicy": STR,
+}
+"""What a PodGroup, a CompositePodGroup and their templates share (every Workload API version)."""
+POD_GROUP_TEMPLATE: Spec = {"name": STR, **GROUP_SETTINGS}
+WORKLOAD_REF: Spec = {"workloadName": STR, "templateName": STR}
+CONTROLLER_REF: Spec = {"apiGroup": STR, "kind": STR, "name": STR}
 
 
 def top_level(**fields: Spec) -> Spec:
@@ -265,7 +279,11 @@ KIND_SCHEMAS: dict[str, Spec] = {
         value=INT32, globalDefault=BOOL, description=STR, preemptionPolicy=STR
     ),
     "Workload": top_level(
-        spec={"podGroupTemplates": ListOf({"name": STR, "schedulingPolicy": SCHEDULING_POLICY})}
+        spec={
+            "controllerRef": CONTROLLER_REF,
+            "podGroupTemplates": ListOf(POD_GROUP_TEMPLATE),
+            "compositePodGroupTemplates": ANY,
+        }
     ),
     "PodDisruptionBudget": top_level(
         spec={"minAvailable": ANY, "maxUnavailable": ANY, "selector": ANY},
@@ -274,11 +292,17 @@ KIND_SCHEMAS: dict[str, Spec] = {
     "PodGroup": top_level(
         spec={
             "podGroupTemplateRef": ANY,
-            "schedulingPolicy": SCHEDULING_POLICY,
-            "resourceClaims": ListOf(
-                {"name": STR, "resourceClaimName": STR, "resourceClaimTemplateName": STR}
-            ),
+            "parentCompositePodGroupName": STR,
+            "workloadRef": WORKLOAD_REF,
+            **GROUP_SETTINGS,
         },
-        status=ANY,
+        status={
+            "conditions": ListOf(CONDITION),
+            "resourceClaimStatuses": ListOf({"name": STR, "resourceClaimName": STR}),
+        },
+    ),
+    "CompositePodGroup": top_level(
+        spec={"parentCompositePodGroupName": STR, "workloadRef": WORKLOAD_REF, **GROUP_SETTINGS},
+        status={"conditions": ListOf(CONDITION)},
     ),
 }
