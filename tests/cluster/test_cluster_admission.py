@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from cluster_builders import node
+
 from kubedra.cluster.admission import AdmissionConfig
 from kubedra.cluster.simulation import Simulation
 from kubedra.cluster.store import StoreError

@@ -139,3 +139,18 @@ def test_extended_resources_backed_by_dra() -> None:
         "drops its fields and the scheduler ignores them; enable it with "
         "--feature-gates=DRAExtendedResource=true"
     ]
+
+
+def test_pod_group_claims_rely_on_dra_workload_resource_claims() -> None:
+    """``+featureGate=DRAWorkloadResourceClaims`` on PodGroupSpec.resourceClaims (k8s.io/api
+    scheduling/v1beta1); beta and off by default in 1.37 (the scheduler gate table)."""
+    group = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "g", "namespace": "ml"},
+        "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimName": "shared"}]},
+    }
+    assert gates_used(group) == ["DRAWorkloadResourceClaims"]
+    assert gates_used({**group, "spec": {}}) == []
+    [warning] = feature_warnings([group], "1.37", FeatureGates.for_release("1.37"))
+    assert warning.startswith("podgroup ml/g relies on DRAWorkloadResourceClaims, which is off")

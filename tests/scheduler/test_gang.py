@@ -88,7 +88,9 @@ def test_min_count_lets_a_pod_stay_out() -> None:
     assert [(p.pod, p.node) for p in result.placements] == [("default/a", "n1")]
 
 
-def gang_cluster(mode: str, min_count: int = 2) -> tuple[Store, Scheduler]:
+def gang_cluster(
+    mode: str, min_count: int = 2, version: str = "v1beta1"
+) -> tuple[Store, Scheduler]:
     store, scheduler = cluster(
         node("n1"),
         node("n2"),
@@ -98,7 +100,7 @@ def gang_cluster(mode: str, min_count: int = 2) -> tuple[Store, Scheduler]:
         claim("a-gpu"),
         claim("b-gpu", count=2),
         {
-            "apiVersion": "scheduling.k8s.io/v1alpha2",
+            "apiVersion": f"scheduling.k8s.io/{version}",
             "kind": "PodGroup",
             "metadata": {"name": "g", "namespace": "default"},
             "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}},
@@ -153,3 +155,42 @@ def test_missing_pod_group_is_reported() -> None:
     store.create(obj)
     (decision,) = run(scheduler)
     assert decision.message == 'podgroup.scheduling.k8s.io "nope" not found'
+
+
+def group_conditions(store: Store) -> list[tuple[str, str, str]]:
+    group = store.get("PodGroup", "g", "default")
+    assert group is not None
+    return [
+        (c["type"], c["status"], c["reason"])
+        for c in (group.get("status") or {}).get("conditions") or []
+    ]
+
+
+def test_pod_group_condition_follows_the_release_version() -> None:
+    """kubernetes/kubernetes#137611: the scheduler sets ``PodGroupScheduled`` (1.36,
+    v1alpha2) False/Unschedulable when the gang cannot be placed; 1.37's v1beta1 renames it
+    ``PodGroupInitiallyScheduled`` (k8s.io/api scheduling/v1beta1/types.go)."""
+    store, scheduler = gang_cluster("upstream", version="v1alpha2")
+    run(scheduler)
+    assert group_conditions(store) == [("PodGroupScheduled", "False", "Unschedulable")]
+    store, scheduler = gang_cluster("upstream")
+    run(scheduler)
+    assert group_conditions(store) == [("PodGroupInitiallyScheduled", "False", "Unschedulable")]
+    group = store.get("PodGroup", "g", "default")
+    assert group is not None
+    [condition] = group["status"]["conditions"]
+    assert condition["message"].startswith("gang default/g: fewer than minCount 2 of 2 pods")
+
+
+def test_pod_group_condition_turns_true_and_stays_true() -> None:
+    """Once True the condition is terminal (``PodGroupInitiallyScheduled`` doc comment)."""
+    store, scheduler = gang_cluster("backtrack")
+    run(scheduler)
+    assert group_conditions(store) == [("PodGroupInitiallyScheduled", "True", "Scheduled")]
+    store.create(claim("c-gpu", count=3))  # more GPUs than any node has
+    late = pod("c", cpu="1", claims=["c-gpu"])
+    late["spec"]["schedulingGroup"] = {"podGroupName": "g"}
+    store.create(late)
+    [decision] = run(scheduler)
+    assert decision.result == "Unschedulable"
+    assert group_conditions(store) == [("PodGroupInitiallyScheduled", "True", "Scheduled")]

@@ -132,6 +132,8 @@ def gates_used(obj: dict[str, Any], extended_names: frozenset[str] = frozenset()
         found = ["DRAExtendedResource"] if spec.get("extendedResourceName") else []
     elif kind == "DeviceTaintRule":
         found = ["DRADeviceTaintRules"]
+    elif kind == "PodGroup" and spec.get("resourceClaims"):
+        found = ["DRAWorkloadResourceClaims"]  # dropped on create while the gate is off
     uses = [BASELINE] if kind in _SUBJECTS and kind != "Pod" else []
     pod_spec = _pod_spec(obj)
     if pod_spec is not None:

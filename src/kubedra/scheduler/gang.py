@@ -12,8 +12,15 @@ bounded by ``step_limit`` node choices with a message that says the bound was hi
 Planning works on the scheduler's live node and device state, assuming each placement (the
 pod's requests on the node, its devices as allocated) and undoing it afterwards; ``admit``
 then reserves and binds the planned pods through the scheduler's normal Reserve/PreBind/Bind.
-Workload and PodGroup objects (``scheduling.k8s.io/v1alpha2``) are not loaded yet: the caller
-names the pods and ``minCount``.
+The planner itself takes the pods and ``minCount``; :class:`GangScheduling` reads them from
+the PodGroup (``scheduling.k8s.io/v1alpha2`` in 1.36, ``v1beta1`` in 1.37: the same
+``spec.schedulingPolicy.gang.minCount``) and its pods' ``spec.schedulingGroup.podGroupName``.
+
+After each gang attempt the PodGroup's status gets upstream's condition
+(kubernetes/kubernetes#137611, KEP-5832): ``PodGroupScheduled`` in 1.36, renamed
+``PodGroupInitiallyScheduled`` in 1.37 (k8s.io/api ``scheduling/v1beta1``): ``False`` with
+reason ``Unschedulable`` and the gang's message while the group cannot be placed, ``True``
+once it was, and never back to ``False`` after that.
 """
 
 from __future__ import annotations
@@ -32,6 +39,15 @@ if TYPE_CHECKING:
 
 DEFAULT_STEP_LIMIT = 10_000
 Mode = Literal["greedy", "backtrack"]
+
+SCHEDULED_CONDITION = {
+    "scheduling.k8s.io/v1alpha2": "PodGroupScheduled",
+    "scheduling.k8s.io/v1beta1": "PodGroupInitiallyScheduled",
+}
+"""The PodGroup condition the scheduler sets, by the version the group is stored in."""
+REASON_UNSCHEDULABLE = "Unschedulable"
+REASON_SCHEDULED = "Scheduled"
+"""Upstream's reason for ``True`` is not in k8s.io/api's constants; this one is kubedra's."""
 
 
 class StepLimit(Exception):
@@ -311,8 +327,11 @@ class GangScheduling:
         planner = GangPlanner(s, s.config.gang_steps)
         result = planner.plan(f"{namespace}/{name}", members, need, mode)
         if not result.admitted:
+            self._set_group_condition(group, False, result.message)
             return self._reject(members, result.message, key)
         decisions = planner.admit(result, record=False)
+        if any(d.result == "Scheduled" for d in decisions):
+            self._set_group_condition(group, True, "")
         others = [d for d in decisions if d.pod != key]
         s.decisions.extend(others)
         for d in others:
@@ -322,6 +341,36 @@ class GangScheduling:
             return mine
         decision.message = result.message
         return self._reject([pod], result.message, key)
+
+    def _set_group_condition(self, group: dict[str, Any], scheduled: bool, message: str) -> None:
+        """The PodGroup's (Initially)Scheduled condition; once True it stays True."""
+        s = self.scheduler
+        meta = group.get("metadata") or {}
+        current = s.store.get("PodGroup", str(meta.get("name")), meta.get("namespace")) or group
+        kind = SCHEDULED_CONDITION.get(str(current.get("apiVersion")))
+        if kind is None:
+            return
+        status = dict(current.get("status") or {})
+        conditions = list(status.get("conditions") or [])
+        old = next((c for c in conditions if c.get("type") == kind), None)
+        if old is not None and old.get("status") == "True":
+            return
+        value = "True" if scheduled else "False"
+        reason = REASON_SCHEDULED if scheduled else REASON_UNSCHEDULABLE
+        if old is not None and (old.get("status"), old.get("reason"), old.get("message")) == (
+            value,
+            reason,
+            message,
+        ):
+            return
+        condition: dict[str, Any] = {"type": kind, "status": value, "reason": reason}
+        condition["message"] = message
+        changed = old is None or old.get("status") != value
+        condition["lastTransitionTime"] = (
+            s.clock.timestamp() if changed or old is None else old.get("lastTransitionTime")
+        )
+        status["conditions"] = [c for c in conditions if c.get("type") != kind] + [condition]
+        s.store.update({**current, "status": status})
 
     def _reject(self, pods: list[dict[str, Any]], message: str, trigger: str) -> Decision:
         from kubedra.scheduler import plugins as P
