@@ -246,7 +246,7 @@ NODE_STATUS: Spec = {"allocatable": MapOf(QTY), "capacity": MapOf(QTY)}
 
 SCHEDULING_POLICY: Spec = {"basic": ANY, "gang": {"minCount": INT32, "minGroupCount": INT32}}
 GROUP_CLAIMS = ListOf({"name": STR, "resourceClaimName": STR, "resourceClaimTemplateName": STR})
-GROUP_SETTINGS: Spec = {
+GROUP_SETTINGS: dict[str, Spec] = {
     "schedulingPolicy": SCHEDULING_POLICY,
     "schedulingConstraints": {"topology": ListOf({"key": STR})},
     "resourceClaims": GROUP_CLAIMS,
