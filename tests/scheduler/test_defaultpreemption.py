@@ -249,9 +249,16 @@ def test_gate_on_frees_the_victims_node_local_devices_and_holds_them() -> None:
     again = run(scheduler, limit=1)[0]
     assert again.pod == "default/high" and again.result == "Unschedulable"
     assert again.message is not None
+    # KEP-5690 (kubernetes/enhancements#6113): deferred while the claim nomination's released
+    # claims are still allocated, with the PreemptionSettling reason.
     assert again.message.endswith(
-        "preemption: not eligible due to a terminating pod on the nominated node."
+        "preemption: waiting for the claims of preempted pods to be deallocated on node n1: "
+        "default/low-gpu."
     )
+    high = store.get("Pod", "high", "default")
+    assert high is not None
+    [cond] = [c for c in high["status"]["conditions"] if c["type"] == "PodScheduled"]
+    assert cond["reason"] == "PreemptionSettling"
     assert exists(store, "other-low")
     # Deallocated now; a lower-priority pod that comes first does not get the held GPU.
     deallocate_orphans(store)

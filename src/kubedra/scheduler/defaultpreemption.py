@@ -20,16 +20,18 @@ Off: DynamicResources' rejection is ``UnschedulableAndUnresolvable``, so no pod 
 devices (today's upstream). On: that rejection becomes resolvable, and removing a victim
 (DynamicResources' ``RemovePod``) releases its claims in the simulation when every consumer in
 ``reservedFor`` is a victim (a shared claim stays while one consumer survives), all the claim's
-devices come from ResourceSlices of this node (``spec.nodeName``: node-local only) and it is
-not reserved for a PodGroup; ``AddPod`` (a reprieve) takes them back. Pods of a PodGroup get no
-devices freed (the KEP leaves them to workload-aware preemption). The devices the preemptor was
-simulated to get are held for it (counted as allocated for every other pod) until its next
-attempt after the victims' claims are deallocated, so no other pod takes them and it does not
-preempt again meanwhile.
+devices come from ResourceSlices of this node (``spec.nodeName``: node-local only, so
+network-attached and multi-node devices are never freed) and it is not reserved for a
+PodGroup; ``AddPod`` (a reprieve) takes them back. Pods of a PodGroup get no devices freed
+(the KEP leaves them to workload-aware preemption). The chosen candidate becomes a claim
+nomination (:mod:`kubedra.scheduler.nominations`): the devices the preemptor was simulated to
+get are held for it against pods of its priority or lower, for at most five minutes, and while
+a released claim is still allocated the preemptor does not preempt again and its PodScheduled
+reason is ``PreemptionSettling``.
 
 ``SchedulerConfig.preemption == "extended"`` (kubedra, opt-in) replaces the victim selection
 for pods outside PodGroups by ``kubedra.scheduler.extendedpreemption``'s allocator-driven
-search; holds, acting and the upstream rules for eligibility stay as above.
+search; nominations, acting and the upstream rules for eligibility stay as above.
 
 PodDisruptionBudgets (``policy/v1``) come from the store (``pdb_source`` can replace them);
 ``status.disruptionsAllowed`` is used when set, else computed from the matching pods as the
@@ -56,6 +58,12 @@ from kubedra.scheduler.extendedpreemption import (
 )
 from kubedra.scheduler.messages import NO_VICTIMS, PREEMPTION_NOT_HELPFUL, fit_error
 from kubedra.scheduler.nodeinfo import NodeState, PodEntry
+from kubedra.scheduler.nominations import (
+    NOMINATION_TTL,
+    SETTLING_REASON,
+    ClaimNominations,
+    Nomination,
+)
 from kubedra.scheduler.preemption import Outcome
 from kubedra.scheduler.status import UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Status
 
@@ -68,6 +76,8 @@ MIN_CANDIDATE_NODES_ABSOLUTE = 100
 MAX_INT32 = 2**31 - 1
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+SETTLING = "waiting for the claims of preempted pods to be deallocated"
+"""kubedra's wording of the KEP-5690 deferral (the KEP names the reason, not the message)."""
 DISRUPTION_TARGET = "DisruptionTarget"
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 DRA_PREEMPTION_OFF = (
@@ -75,7 +85,6 @@ DRA_PREEMPTION_OFF = (
     "(enable with --feature-gates DRAPreemption=true)"
 )
 
-Device = tuple[str, str, str]
 PdbSource = Callable[[], list[dict[str, Any]]]
 
 
@@ -102,23 +111,6 @@ class Candidate:
     node: NodeState
     victims: list[Victim]
     pdb_violations: int
-
-
-@dataclass
-class Hold:
-    """Devices held for a preemptor until the victims' claims are deallocated."""
-
-    node: str
-    results: list[dict[str, Any]]
-    victim_claims: set[str]
-
-    @property
-    def pseudo_uid(self) -> str:
-        return f"preemption-hold:{self.node}:{id(self)}"
-
-
-def _device(result: Mapping[str, Any]) -> Device:
-    return (str(result.get("driver")), str(result.get("pool")), str(result.get("device")))
 
 
 def pdb_allowed(pdb: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> int:
@@ -201,13 +193,12 @@ def split_pdb_violations(
 
 
 class DefaultPreemption:
-    """The PostFilter plugin, with the device holds it keeps between cycles."""
+    """The PostFilter plugin, with the claim nominations it keeps between cycles."""
 
     def __init__(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
-        self.holds: dict[str, Hold] = {}
+        self.nominations = ClaimNominations(scheduler.dra)
         self.pdb_source: PdbSource = self._store_pdbs
-        self._pending: dict[str, Hold] = {}
         self._held_by_node: dict[str, tuple[list[dict[str, Any]], set[str]]] = {}
         self.reports: dict[str, Report] = {}
         """The latest ``--preemption extended`` decision per preemptor, for explain."""
@@ -229,76 +220,55 @@ class DefaultPreemption:
             return []
         return list(self.scheduler.store.list("PodDisruptionBudget"))
 
-    # --- holds ----------------------------------------------------------------------------------
+    # --- claim nominations --------------------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        if event.kind == "Pod" and event.type == "DELETED":
-            self.release(self._key(event.obj))
-            self.reports.pop(self._key(event.obj), None)
+        if event.kind == "Pod":
+            key = self._key(event.obj)
+            if event.type == "DELETED":
+                self.nominations.drop(key)
+                self.reports.pop(key, None)
+            elif self.nominations.get(key) is not None and (
+                (event.obj.get("spec") or {}).get("nodeName")
+                or not (event.obj.get("status") or {}).get("nominatedNodeName")
+            ):
+                # Bound, or its nomination was taken away: the claim nomination goes with it.
+                self.nominations.drop(key)
             return
-        if event.kind != "ResourceClaim" or not self.holds:
+        if event.kind != "ResourceClaim" or not len(self.nominations):
             return
-        uid = str((event.obj.get("metadata") or {}).get("uid") or "")
         gone = event.type == "DELETED" or not (event.obj.get("status") or {}).get("allocation")
-        if not gone:
-            return
-        allocator = self.scheduler.dra.allocator
-        for hold in self.holds.values():
-            if uid in hold.victim_claims:
-                hold.victim_claims.discard(uid)
-                # The victim's results were just removed; the held devices stay in use.
-                if allocator is not None:
-                    allocator.state.add_results(r for r in hold.results if not r.get("shareID"))
+        if gone:
+            self.nominations.claim_deallocated(str((event.obj.get("metadata") or {}).get("uid")))
 
     @staticmethod
     def _key(pod: Mapping[str, Any]) -> str:
         meta = pod.get("metadata") or {}
         return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
 
-    def _hold(self, key: str, hold: Hold) -> None:
-        self.holds[key] = hold
-        self.scheduler.dra._count(hold.pseudo_uid, hold.results)
-
-    def release(self, key: str) -> None:
-        """Give the held devices back (the preemptor's own attempt, or it is gone)."""
-        hold = self.holds.pop(key, None)
-        if hold is None:
+    def expire_nominations(self) -> None:
+        """Drop nominations past their five minutes and requeue their preemptors."""
+        if not len(self.nominations):
             return
-        dra = self.scheduler.dra
-        dra._count(hold.pseudo_uid, [])
-        allocator = dra.allocator
-        if allocator is None:
-            return
-        held = {_device(r) for r in hold.results if not r.get("shareID")}
-        still = [
-            r
-            for results in dra._counted.values()
-            for r in results
-            if not r.get("shareID") and _device(r) in held
-        ]
-        if still:
-            allocator.state.add_results(still)
-
-    def before_cycle(self, key: str) -> Hold | None:
-        """Called first in each cycle: the preemptor filters against its held devices."""
-        hold = self.holds.get(key)
-        self.release(key)
-        if hold is not None and hold.victim_claims:
-            self._pending[key] = hold
-        return hold
+        scheduler = self.scheduler
+        for nomination in self.nominations.expire(scheduler.clock.now()):
+            scheduler.queue.move({P.DYNAMIC_RESOURCES}, scheduler._now(), keys=[nomination.pod])
 
     # --- PostFilter -----------------------------------------------------------------------------
 
     def preempt(
         self, cycle: PodCycle, statuses: Mapping[str, Status], nodes: list[NodeState]
     ) -> Outcome:
-        pending = self._pending.pop(cycle.key, None)
         self._held_by_node.clear()
         if cycle.spec.get("preemptionPolicy") == "Never":
             return Outcome(f"preemption: {NOT_ELIGIBLE_NEVER}")
-        if pending is not None:
-            self._hold(cycle.key, pending)
-            return Outcome(f"preemption: {NOT_ELIGIBLE_TERMINATING}")
+        nomination = self.nominations.get(cycle.key)
+        if nomination is not None and nomination.settling:
+            waiting = ", ".join(nomination.pending_names())
+            return Outcome(
+                f"preemption: {SETTLING} on node {nomination.node}: {waiting}.",
+                reason=SETTLING_REASON,
+            )
         if self._terminating_on_nominated(cycle, statuses):
             return Outcome(f"preemption: {NOT_ELIGIBLE_TERMINATING}")
         potential = [n for n in nodes if self._resolvable(statuses.get(n.name))]
@@ -578,16 +548,26 @@ class DefaultPreemption:
                 new_status = {k: v for k, v in pstatus.items() if k != "nominatedNodeName"}
                 store.update({**pod, "status": new_status})
         if held:
-            still = {
-                uid
-                for uid in freed
-                if any(
-                    (c.get("metadata") or {}).get("uid") == uid
-                    and (c.get("status") or {}).get("allocation")
-                    for c in store.list("ResourceClaim")
-                )
+            claims = {
+                str((c.get("metadata") or {}).get("uid")): c for c in store.list("ResourceClaim")
             }
-            self._hold(cycle.key, Hold(best.node.name, held, still))
+            released = {
+                uid: f"{claims[uid]['metadata'].get('namespace')}/{claims[uid]['metadata']['name']}"
+                for uid in freed
+                if uid in claims
+            }
+            still = {uid for uid in released if (claims[uid].get("status") or {}).get("allocation")}
+            self.nominations.record(
+                Nomination(
+                    cycle.key,
+                    best.node.name,
+                    cycle.priority,
+                    held,
+                    released,
+                    self.scheduler.clock.now() + NOMINATION_TTL,
+                    still,
+                )
+            )
 
 
 class _NodeSimulation:

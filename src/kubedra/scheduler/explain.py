@@ -42,12 +42,33 @@ def explain_pod(scheduler: Scheduler, namespace: str, name: str) -> dict[str, An
     if node_name:
         out = _explain_placed(scheduler, pod, key, str(node_name))
     else:
-        out = _explain_pending(scheduler, pod, key)
+        # Filtered as in the pod's own cycle: its claim nomination, and those of
+        # lower-priority preemptors, hold nothing against it (KEP-5690).
+        nominations = scheduler.preemption.nominations
+        nominations.suspend_for(key, scheduler.priority(pod))
+        try:
+            out = _explain_pending(scheduler, pod, key)
+        finally:
+            nominations.resume()
+    nomination = scheduler.preemption.nominations.get(key)
+    if nomination is not None:
+        out["summary"] = [*out["summary"], nomination.describe(scheduler.clock.now())]
+        out["claimNomination"] = {
+            "node": nomination.node,
+            "devices": ["/".join(_result_device(r)) for r in nomination.results],
+            "released": sorted(nomination.released.values()),
+            "stillAllocated": nomination.pending_names(),
+            "expires": nomination.expires.isoformat(),
+        }
     report = scheduler.preemption.reports.get(key)
     if report is not None:
         out["summary"] = [*out["summary"], *report.lines()]
         out["preemptionReport"] = report.as_dict()
     return out
+
+
+def _result_device(result: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (str(result.get("driver")), str(result.get("pool")), str(result.get("device")))
 
 
 # --- placed pods ------------------------------------------------------------------------------

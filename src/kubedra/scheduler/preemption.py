@@ -37,6 +37,9 @@ class Outcome:
     message: str
     node: str | None = None
     victims: tuple[str, ...] = ()
+    reason: str = "Unschedulable"
+    """The PodScheduled reason when no node was nominated (``PreemptionSettling`` while a
+    claim nomination waits for its released claims, KEP-5690)."""
 
 
 def _fits(scheduler: Scheduler, cycle: PodCycle, node: NodeState) -> Status | None:

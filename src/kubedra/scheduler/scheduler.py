@@ -381,11 +381,17 @@ class Scheduler:
     # --- the loop's interface -------------------------------------------------------------------
 
     def has_work(self) -> bool:
+        # Claim nominations past their time go first: expiring requeues their preemptors.
+        self.preemption.expire_nominations()
         return self._waiting_due() is not None or self.queue.has_work(self._now())
 
     def next_wakeup(self) -> datetime | None:
-        """The earliest binding timeout of a pod waiting in PreBind."""
+        """The earliest binding timeout of a pod waiting in PreBind, or claim nomination
+        expiry (KEP-5690)."""
         times = []
+        expiry = self.preemption.nominations.next_expiry()
+        if expiry is not None:
+            times.append(expiry)
         for waiting in self.waiting.values():
             for ck in waiting.claims:
                 ns, _, name = ck.partition("/")
@@ -415,7 +421,7 @@ class Scheduler:
             ):
                 self.queue.remove(entry.key)
                 continue
-            decision = self.gangs.cycle(pod) or self._cycle(pod, entry)
+            decision = self.gangs.cycle(pod) or self._cycle_with_nominations(pod, entry)
             self.decisions.append(decision)
             self.last_decision[decision.pod] = decision
             return decision
@@ -520,9 +526,20 @@ class Scheduler:
         found = num_all * percentage // 100
         return max(found, MIN_FEASIBLE_NODES_TO_FIND)
 
+    def _cycle_with_nominations(self, pod: dict[str, Any], entry: QueuedPod) -> Decision:
+        """One cycle in which the pod's own claim nomination and those of lower-priority
+        preemptors do not hold devices against it (KEP-5690)."""
+        nominations = self.preemption.nominations
+        if not len(nominations):
+            return self._cycle(pod, entry)
+        nominations.suspend_for(entry.key, self.priority(pod))
+        try:
+            return self._cycle(pod, entry)
+        finally:
+            nominations.resume()
+
     def _cycle(self, pod: dict[str, Any], entry: QueuedPod) -> Decision:
         key = entry.key
-        self.preemption.before_cycle(key)
         decision = Decision(pod=key, node=None, result="Unschedulable", time=self.clock.now())
         cycle, status = self.prepare(pod)
         first_fit = self.config.policy == "first-fit"
@@ -598,7 +615,7 @@ class Scheduler:
             decision.rejections[st.message] = decision.rejections.get(st.message, 0) + 1
         if not feasible:
             decision.filter_reasons = {n: (st.plugin, st.message) for n, st in statuses.items()}
-            post, nominee = self._post_filter(cycle, statuses, nodes)
+            post, nominee, reason = self._post_filter(cycle, statuses, nodes)
             if nominee is not None:
                 decision.nominated = nominee
                 self._nominate(cycle, nominee)
@@ -609,7 +626,7 @@ class Scheduler:
                 post_filter_message=post,
             )
             rejectors = {s.plugin for s in statuses.values()}
-            return self._unschedulable(cycle, decision, message, rejectors)
+            return self._unschedulable(cycle, decision, message, rejectors, reason)
         chosen = self._select(cycle, feasible, evals, decision)
         ev = evals[next(i for i, n in enumerate(feasible) if n is chosen)]
         if ev.allocations is not None:
@@ -872,13 +889,14 @@ class Scheduler:
 
     def _post_filter(
         self, cycle: PodCycle, statuses: Mapping[str, Status], nodes: list[NodeState]
-    ) -> tuple[str, str | None]:
-        """DynamicResources, then DefaultPreemption: the message and the nominated node."""
+    ) -> tuple[str, str | None, str]:
+        """DynamicResources, then DefaultPreemption: the message, the nominated node and the
+        PodScheduled reason."""
         dra = self.dra.post_filter(cycle.dra, cycle.pod)
         outcome = self.preemption.preempt(cycle, statuses, nodes)
         if outcome.node is not None:
-            return "", outcome.node
-        return f"{dra}, {outcome.message}", None
+            return "", outcome.node, outcome.reason
+        return f"{dra}, {outcome.message}", None, outcome.reason
 
     # --- outcomes -------------------------------------------------------------------------------
 
@@ -923,11 +941,16 @@ class Scheduler:
         cycle.pod = self.store.update({**current, "status": status})
 
     def _unschedulable(
-        self, cycle: PodCycle, decision: Decision, message: str, rejectors: set[str]
+        self,
+        cycle: PodCycle,
+        decision: Decision,
+        message: str,
+        rejectors: set[str],
+        reason: str = "Unschedulable",
     ) -> Decision:
         decision.result = "Unschedulable"
         decision.message = message
-        self._set_condition(cycle.pod, "Unschedulable", message)
+        self._set_condition(cycle.pod, reason, message)
         self.queue.unschedulable(cycle.key, rejectors, self._now())
         return decision
 
