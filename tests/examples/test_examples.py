@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from kubedra.api.io import load_paths
+from kubedra.cluster.admission import AdmissionConfig
 from kubedra.cluster.clock import START
 from kubedra.cluster.simulation import Simulation
 from kubedra.cluster.timeline import load_timeline
@@ -15,10 +16,12 @@ from kubedra.cluster.timeline import load_timeline
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 
 
-def run(name: str, events: str | None = None) -> Simulation:
+def run(
+    name: str, events: str | None = None, admission: AdmissionConfig | None = None
+) -> Simulation:
     loaded = load_paths([EXAMPLES / name])
     assert loaded.errors == []
-    sim = Simulation()
+    sim = Simulation(admission=admission)
     assert sim.load([o.wire for o in loaded.objects]) == []
     steps = load_timeline(EXAMPLES / name / events) if events else []
     sim.run(until=None if not steps else sim.clock.now())
@@ -195,6 +198,20 @@ def test_gang() -> None:
     sim = run("gang")
     assert not pod(sim, "trainer-0")["spec"].get("nodeName")
     assert not pod(sim, "trainer-1")["spec"].get("nodeName")
+
+
+def test_gang_claims() -> None:
+    """KEP-5729 (gate DRAWorkloadResourceClaims, beta, off by default in 1.37): one claim for
+    the PodGroup, shared; with the gate off the PodGroup's resourceClaims are dropped on
+    create and each pod's own two-GPU claim leaves the gang unplaceable."""
+    sim = run("gang-claims", admission=AdmissionConfig(gates={"DRAWorkloadResourceClaims": True}))
+    nodes = {pod(sim, name)["spec"].get("nodeName") for name in ("trainer-0", "trainer-1")}
+    assert nodes == {"worker-1"}
+    [claim] = sim.store.list("ResourceClaim")
+    assert claim["status"]["reservedFor"][0]["resource"] == "podgroups"
+    sim = run("gang-claims")
+    assert len(sim.store.list("ResourceClaim")) == 2
+    assert not pod(sim, "trainer-0")["spec"].get("nodeName")
 
 
 def test_network_preemption() -> None:
