@@ -153,3 +153,13 @@ def test_timeline_steps_are_admitted_too() -> None:
     with pytest.raises(StoreError) as caught:
         sim.apply(lambda s: s.store.create(pod("late", priorityClassName="nope")), "late pod")
     assert (caught.value.code, caught.value.reason) == (403, "Forbidden")
+
+
+def test_an_export_is_restored_without_admission() -> None:
+    """An object with a ``metadata.uid`` exists in the cluster it was exported from and passed
+    admission there: loading it restores it (its priority is kept even though its class is not
+    in the input), as a snapshot of a live cluster needs."""
+    exported = pod("old", priorityClassName="gone", priority=5)
+    exported["metadata"]["uid"] = "0b5b7c1e-0000-4000-8000-000000000001"
+    got = created(exported)
+    assert (got["spec"]["priority"], got["spec"].get("preemptionPolicy")) == (5, None)

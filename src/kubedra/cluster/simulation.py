@@ -107,7 +107,8 @@ class Simulation:
     ) -> list[CreateProblem]:
         """Create ``objects`` dependencies first; return the ones the store refused.
 
-        Exported objects keep their status (allocations, bindings); owner references and
+        Exported objects keep their status (allocations, bindings) and are not admitted again
+        (their ``metadata.uid`` says they exist in a cluster); owner references and
         ``reservedFor`` entries naming another loaded object's uid are pointed at its new uid,
         which is why such objects are created after the others.
         """
@@ -129,7 +130,8 @@ class Simulation:
             obj = items[i]
             old_uid = (obj.get("metadata") or {}).get("uid")
             try:
-                created = self.store.create(_for_create(obj, uid_map))
+                # An export (it has a uid) passed admission in its cluster: restored as it is.
+                created = self.store.create(_for_create(obj, uid_map), admit=not old_uid)
             except StoreError as error:
                 problems.append(CreateProblem(key_of(obj), where[i], error.message))
                 continue

@@ -166,8 +166,12 @@ class Store:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """Create ``obj`` as the apiserver would; return the stored object."""
+    def create(self, obj: dict[str, Any], *, admit: bool = True) -> dict[str, Any]:
+        """Create ``obj`` as the apiserver would; return the stored object.
+
+        ``admit=False`` restores an object that passed admission where it came from (an export
+        of a live cluster): defaulting and validation still apply, admission does not.
+        """
         info = self._kind_of(obj)
         meta = dict(meta_of(obj))
         if meta.get("resourceVersion"):
@@ -186,14 +190,15 @@ class Store:
         meta.pop("deletionGracePeriodSeconds", None)
         defaulted = apply_defaults({**obj, "metadata": meta}, now=self.clock.now())
         name = str(meta.get("name") or "")
-        if self.admission is not None:
+        admission = self.admission if admit else None
+        if admission is not None:
             defaulted = self._admit(info, requested, defaulted)
         errors = validate_object(defaulted)
         if errors:
             raise invalid(info, name or str(meta.get("generateName") or ""), errors)
-        if self.admission is not None:
+        if admission is not None:
             try:
-                self.admission.validate(defaulted, info, requested, self._priority_classes)
+                admission.validate(defaulted, info, requested, self._priority_classes)
             except AdmissionError as error:
                 raise StoreError(403, "Forbidden", error.message) from None
         key = self._key(info, name, meta.get("namespace"))
