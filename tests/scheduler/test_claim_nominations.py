@@ -18,9 +18,8 @@ from kubedra.scheduler.explain import explain_pod
 from kubedra.scheduler.nominations import NOMINATION_TTL
 
 
-def preempted() -> tuple[Store, Scheduler]:
-    """n1's only GPU held by ``low`` (priority 0); ``high`` (100) preempts it. Nothing
-    deallocates the victim's claim here (no ResourceClaim controller)."""
+def low_holds_the_gpu() -> tuple[Store, Scheduler]:
+    """n1's only GPU allocated to ``low`` (priority 0), DRAPreemption on."""
     clock = SimClock()
     store = Store(clock)
     for obj in (
@@ -34,6 +33,13 @@ def preempted() -> tuple[Store, Scheduler]:
     scheduler = Scheduler(store, clock, SchedulerConfig(features=Features(dra_preemption=True)))
     run(scheduler)
     store.create(claim("high-gpu"))
+    return store, scheduler
+
+
+def preempted() -> tuple[Store, Scheduler]:
+    """``high`` (priority 100) preempts ``low``. Nothing deallocates the victim's claim here
+    (no ResourceClaim controller)."""
+    store, scheduler = low_holds_the_gpu()
     store.create(pod("high", cpu="1", claims=["high-gpu"], priority=100))
     (decision,) = run(scheduler, limit=1)
     assert decision.nominated == "n1"
@@ -118,19 +124,7 @@ def test_losing_the_nominated_node_drops_the_claim_nomination() -> None:
 def test_pod_group_preemptors_free_no_devices() -> None:
     """KEP-5690: pods of a PodGroup go through workload-aware preemption; the plugin frees
     no devices for them."""
-    clock = SimClock()
-    store = Store(clock)
-    for obj in (
-        node("n1"),
-        device_class(),
-        slice_("n1", [gpu("g0")]),
-        claim("low-gpu"),
-        pod("low", cpu="1", claims=["low-gpu"], priority=0),
-    ):
-        store.create(obj)
-    scheduler = Scheduler(store, clock, SchedulerConfig(features=Features(dra_preemption=True)))
-    run(scheduler)
-    store.create(claim("high-gpu"))
+    store, scheduler = low_holds_the_gpu()
     member = pod("high", cpu="1", claims=["high-gpu"], priority=100)
     member["spec"]["schedulingGroup"] = {"podGroupName": "g"}
     store.create(

@@ -125,70 +125,48 @@ class Admission:
         policy = str(found.get("preemptionPolicy") or PREEMPT_LOWER_PRIORITY)
         return class_name, int(found.get("value") or 0), policy
 
-    def _admit_pod(
+    def _admit_priority(
         self,
-        pod: dict[str, Any],
+        obj: dict[str, Any],
         info: KindInfo,
         name: str,
         lookup: ClassLookup,
         classes: ClassList,
+        *,
+        with_policy: bool,
     ) -> dict[str, Any]:
-        spec = dict(pod.get("spec") or {})
+        """``spec.priority`` (and, for pods, ``spec.preemptionPolicy``) from the class; a
+        value written that differs from the computed one is refused."""
+        spec = dict(obj.get("spec") or {})
         resolved = self._resolve(str(spec.get("priorityClassName") or ""), lookup, classes)
         if isinstance(resolved, str):
             raise forbidden(info, name, resolved)
         class_name, priority, policy = resolved
+        whose = "pod" if info.kind == "Pod" else "pod group"
         given = spec.get("priority")
         if given is not None and given != priority:
             raise forbidden(
                 info,
                 name,
-                f"the integer value of priority ({given}) must not be provided in pod spec; "
+                f"the integer value of priority ({given}) must not be provided in {whose} spec; "
                 f"priority admission controller computed {priority} from the given "
                 "PriorityClass name",
             )
         if class_name:
             spec["priorityClassName"] = class_name
         spec["priority"] = priority
-        given_policy = spec.get("preemptionPolicy")
-        if given_policy is not None and given_policy != policy:
-            raise forbidden(
-                info,
-                name,
-                f"the string value of PreemptionPolicy ({given_policy}) must not be provided "
-                f"in pod spec; priority admission controller computed {policy} from the "
-                "given PriorityClass name",
-            )
-        spec["preemptionPolicy"] = policy
-        return {**pod, "spec": spec}
-
-    def _admit_pod_group(
-        self,
-        group: dict[str, Any],
-        info: KindInfo,
-        name: str,
-        lookup: ClassLookup,
-        classes: ClassList,
-    ) -> dict[str, Any]:
-        """1.37 (kubernetes/kubernetes#139240): ``spec.priority`` from the class, as for pods."""
-        spec = dict(group.get("spec") or {})
-        resolved = self._resolve(str(spec.get("priorityClassName") or ""), lookup, classes)
-        if isinstance(resolved, str):
-            raise forbidden(info, name, resolved)
-        class_name, priority, _policy = resolved
-        given = spec.get("priority")
-        if given is not None and given != priority:
-            raise forbidden(
-                info,
-                name,
-                f"the integer value of priority ({given}) must not be provided in pod group "
-                f"spec; priority admission controller computed {priority} from the given "
-                "PriorityClass name",
-            )
-        if class_name:
-            spec["priorityClassName"] = class_name
-        spec["priority"] = priority
-        return {**group, "spec": spec}
+        if with_policy:
+            given_policy = spec.get("preemptionPolicy")
+            if given_policy is not None and given_policy != policy:
+                raise forbidden(
+                    info,
+                    name,
+                    f"the string value of PreemptionPolicy ({given_policy}) must not be "
+                    f"provided in {whose} spec; priority admission controller computed "
+                    f"{policy} from the given PriorityClass name",
+                )
+            spec["preemptionPolicy"] = policy
+        return {**obj, "spec": spec}
 
     # --- the create path --------------------------------------------------------------------
 
@@ -204,9 +182,11 @@ class Admission:
         if PRIORITY not in self.config.plugins:
             return obj
         if info.kind == "Pod":
-            return self._admit_pod(obj, info, name, lookup, classes)
+            return self._admit_priority(obj, info, name, lookup, classes, with_policy=True)
         if info.kind == "PodGroup" and at_least(self.config.release, "1.37"):
-            return self._admit_pod_group(obj, info, name, lookup, classes)
+            # kubernetes/kubernetes#139240: the value as for pods; the policy is the alpha
+            # PodGroupPreemptionPolicy's and stays as written.
+            return self._admit_priority(obj, info, name, lookup, classes, with_policy=False)
         return obj
 
     def prepare(self, obj: dict[str, Any]) -> dict[str, Any]:
