@@ -42,9 +42,9 @@ def _device(result: dict[str, Any]) -> Device:
     return (str(result.get("driver")), str(result.get("pool")), str(result.get("device")))
 
 
-@dataclass
+@dataclass(eq=False)
 class Nomination:
-    """One preemptor's claim nomination."""
+    """One preemptor's claim nomination (compared by identity: each is one recording)."""
 
     pod: str
     """The preemptor, ``namespace/name``."""
