@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from kubedra.api.gcpause import paused_gc
 from kubedra.traces.errors import TraceInputError
 from kubedra.traces.gpu_cluster import MAX_GPUS_PER_NODE, WHOLE_GPU, GpuNode, cluster_objects
 from kubedra.traces.pods import arrival, pod_manifest
@@ -109,6 +110,11 @@ class SyntheticOptions:
 def generate(options: SyntheticOptions) -> Trace:
     """The cluster and trace ``options`` describe; raises :class:`TraceInputError` for
     options that describe none (no nodes, a GPU-less mix without an arrival rate, ...)."""
+    with paused_gc():  # hundreds of thousands of small dicts and no cycles
+        return _generate(options)
+
+
+def _generate(options: SyntheticOptions) -> Trace:
     _check(options)
     mix = options.mix or parse_mix(DEFAULT_MIX_TEXT)
     gap = _mean_interarrival(options, mix)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kubedra.api.gcpause import paused_gc
 from kubedra.api.io import dump_yaml
 from kubedra.api.io.yaml_emit import flow_list
 from kubedra.traces.errors import TraceInputError
@@ -51,7 +52,8 @@ def write_trace(trace: Trace, directory: Path, *, force: bool = False) -> list[P
     followed, and a failed write leaves the old file. Raises :class:`TraceInputError`."""
     targets = [directory / CLUSTER_FILE, directory / TRACE_FILE]
     _check_directory(directory, targets, force)
-    texts = [cluster_text(trace), trace_text(trace)]
+    with paused_gc():
+        texts = [cluster_text(trace), trace_text(trace)]
     try:
         directory.mkdir(parents=True, exist_ok=True)
         for target, text in zip(targets, texts, strict=True):
