@@ -1,13 +1,13 @@
 """``trace import alibaba-gpu-v2023`` on small CSVs written here: every expected object is
-worked out by hand from the rows, and ``kubedra simulate`` places the tasks as reasoned."""
+worked out by hand from the rows. (tests/examples/test_examples.py::test_alibaba_trace runs the
+same rows, shipped as examples/alibaba-trace/, through the simulated control plane.)"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from traces_fixtures import by_kind, kubedra, pods_file, read_entries, read_yaml, write_csvs
+from traces_fixtures import by_kind, pods_file, read_entries, read_yaml, write_csvs
 
 from kubedra.api.checking import check_paths
 from kubedra.api.io.reading import _parse_fast
@@ -261,53 +261,6 @@ def test_same_input_same_bytes(tmp_path: Path) -> None:
     second = _import(tmp_path / "two")
     for name in ("cluster.yaml", "trace.yaml"):
         assert (first / name).read_bytes() == (second / name).read_bytes()
-
-
-def test_simulate_places_the_tasks_as_reasoned(tmp_path: Path) -> None:
-    """All tasks at once, in trace order, through kubedra simulate:
-
-    * whole-t4 takes node-a's only GPU (the only T4) and consumes all of its gpu_milli;
-    * share-a (600) and share-b (400) of a V100M32 fill node-b's gpu-0 (first fit);
-    * share-c (500) no longer fits there and takes gpu-1;
-    * pair (two whole GPUs) needs two untouched GPUs on one node: none is left -> Pending;
-    * share-d (100 of a T4) cannot share the T4 that whole-t4 holds whole -> Pending;
-    * cpu needs no device and is placed.
-    """
-    out = _import(tmp_path)
-    pods = pods_file(read_entries(out), tmp_path / "pods.yaml")
-    result = kubedra("simulate", str(out / "cluster.yaml"), str(pods), "-o", "json")
-    assert result.code == 2, result.stderr  # 2: some pod stays Pending
-    items = json.loads(result.stdout)["items"]
-    nodes = {
-        pod["metadata"]["name"]: pod["spec"].get("nodeName")
-        for pod in items
-        if pod["kind"] == "Pod"
-    }
-    assert nodes == {
-        "whole-t4": "node-a",
-        "share-a": "node-b",
-        "share-b": "node-b",
-        "share-c": "node-b",
-        "pair": None,
-        "share-d": None,
-        "cpu": nodes["cpu"],
-    }
-    assert nodes["cpu"] in ("node-a", "node-b")
-    allocated = {}
-    for claim in items:
-        if claim["kind"] != "ResourceClaim" or "allocation" not in claim.get("status", {}):
-            continue
-        [result] = claim["status"]["allocation"]["devices"]["results"]
-        owner = claim["metadata"]["annotations"]["resource.kubernetes.io/pod-claim-name"]
-        pod = claim["metadata"]["ownerReferences"][0]["name"]
-        assert owner == "gpu"
-        allocated[pod] = (result["pool"], result["device"], result.get("consumedCapacity"))
-    assert allocated == {
-        "whole-t4": ("node-a", "gpu-0", {"gpu_milli": "1k", "memory": "0"}),
-        "share-a": ("node-b", "gpu-0", {"gpu_milli": "600", "memory": "0"}),
-        "share-b": ("node-b", "gpu-0", {"gpu_milli": "400", "memory": "0"}),
-        "share-c": ("node-b", "gpu-1", {"gpu_milli": "500", "memory": "0"}),
-    }
 
 
 def test_import_raises_for_missing_files(tmp_path: Path) -> None:
