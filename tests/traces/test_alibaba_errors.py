@@ -3,6 +3,7 @@ never a traceback, and nothing written."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,15 @@ def test_a_directory_is_not_a_csv(tmp_path: Path) -> None:
         import_alibaba(tmp_path, task_file)
 
 
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    node_file, _ = write_csvs(tmp_path, [NODE], [TASK])
+    fifo = tmp_path / "tasks.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(TraceInputError) as caught:
+        import_alibaba(node_file, fifo)
+    assert str(caught.value) == f"{fifo}: not a regular file: refusing to read it"
+
+
 def test_the_command_reports_one_line_and_writes_nothing(tmp_path: Path) -> None:
     node_file, task_file = write_csvs(
         tmp_path, [NODE], ["task-a,4000,8192,1,1000,,LS,Running,x,3600,0"]
@@ -214,3 +224,13 @@ def test_the_command_reports_one_line_and_writes_nothing(tmp_path: Path) -> None
     )
     assert result.stdout == ""
     assert not out.exists()
+
+
+def test_a_file_beyond_the_limit_is_not_read(tmp_path: Path, monkeypatch) -> None:
+    from kubedra.traces import csv_rows
+
+    monkeypatch.setattr(csv_rows, "MAX_FILE_BYTES", 59)  # the node file's size
+    node_file, task_file = write_csvs(tmp_path, [NODE], [TASK])
+    with pytest.raises(TraceInputError) as caught:
+        import_alibaba(node_file, task_file)
+    assert str(caught.value) == f"{task_file}: larger than 59 bytes: not read"

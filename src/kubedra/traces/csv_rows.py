@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,10 @@ from kubedra.traces.errors import TraceInputError
 MAX_FIELD_CHARS = 4096
 """No field of these traces is longer than a name or a list of GPU models; a longer one is
 a sign of a wrong file (csv's own limit, 128 KiB, would accept it)."""
+
+MAX_FILE_BYTES = 1024 * 2**20
+"""The release's largest CSV is under 1 MiB; a file beyond 1 GiB is not a trace of this kind
+(and would not fit in memory as objects)."""
 
 _WHOLE = re.compile(r"-?[0-9]{1,18}")
 """An integer that fits in 64 bits (the sign is checked separately, for its own message)."""
@@ -69,11 +74,17 @@ def read_rows(path: Path, columns: Sequence[str], label_column: str) -> list[Csv
     are ignored); raises :class:`TraceInputError` naming the file, line and column."""
     source = str(path)
     try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise TraceInputError(f"{source}: is a directory, not a CSV file") from None
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise TraceInputError(f"{source}: is a directory, not a CSV file")
+        if not stat.S_ISREG(mode):  # a FIFO or a device could block or never end
+            raise TraceInputError(f"{source}: not a regular file: refusing to read it")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise TraceInputError(f"{source}: cannot read: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise TraceInputError(f"{source}: larger than {MAX_FILE_BYTES} bytes: not read")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
