@@ -216,6 +216,12 @@ def test_a_never_scheduled_task_runs_for_its_life_in_production(tmp_path: Path) 
     assert entry["objects"][0]["metadata"]["labels"]["alibaba.example.com/phase"] == "Pending"
 
 
+def test_a_task_deleted_in_the_second_it_came_runs_zero_seconds(tmp_path: Path) -> None:
+    """openb-pod-7285 of the default trace: Pending, created and deleted at 12774042."""
+    [entry] = read_entries(_import(tmp_path, tasks=["gone,1000,1024,1,1000,,BE,Pending,7,7,"]))
+    assert (entry["at"], entry["duration"]) == (7, 0)
+
+
 def test_never_scheduled_tasks_can_be_left_out(tmp_path: Path) -> None:
     tasks = [PENDING, "ran,1000,1024,0,0,,LS,Failed,0,30,1"]
     entries = read_entries(_import(tmp_path, tasks=tasks, pending=PendingTasks.SKIP))
