@@ -162,3 +162,19 @@ def test_load_needs_gpu_work() -> None:
         generate(_options(mix=parse_mix("cpu=1")))
     trace = generate(_options(pods=2, mix=parse_mix("cpu=1"), mean_interarrival=5.0))
     assert trace.summary["meanInterarrivalSeconds"] == 5.0
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"mean_interarrival": 0.0}, "--mean-interarrival: more than zero and at most 1e+09 s"),
+        ({"duration_median": 2e9}, "--duration-median: more than zero and at most 1e+09 s"),
+        ({"pods": 1_000_001}, "--pods: at most 1,000,000 (got 1,000,001)"),
+        ({"gpus_per_node": 129}, "--gpus-per-node: 0 to 128 (one ResourceSlice)"),
+        ({"gpu_model": ""}, "--gpu-model: 1 to 64 characters"),
+    ],
+)
+def test_options_that_describe_no_trace(overrides: dict[str, object], message: str) -> None:
+    with pytest.raises(TraceInputError) as caught:
+        generate(_options(**overrides))
+    assert str(caught.value) == message

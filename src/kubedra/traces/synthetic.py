@@ -31,6 +31,12 @@ from kubedra.traces.trace_dir import Trace
 
 DRIVER = "gpu.example.com"
 
+MAX_SECONDS = 1e9
+"""About 31 years: longer median run times or gaps are typos, and keep the draws finite."""
+
+MAX_PODS = 1_000_000
+"""Ten times the replay benchmark; a trace of a million pods is some 330 MB of YAML."""
+
 MAX_STRING_ATTRIBUTE = 64
 """A device attribute's string value holds at most 64 characters (the model is one)."""
 
@@ -180,8 +186,14 @@ def _check(options: SyntheticOptions) -> None:
             raise TraceInputError(f"{name}: must be at least 1 (got {value})")
     if not 0 <= options.gpus_per_node <= MAX_GPUS_PER_NODE:
         raise TraceInputError(f"--gpus-per-node: 0 to {MAX_GPUS_PER_NODE} (one ResourceSlice)")
-    if not 0 < options.duration_median < math.inf:
-        raise TraceInputError("--duration-median: must be more than zero")
+    for name, seconds in (
+        ("--duration-median", options.duration_median),
+        ("--mean-interarrival", options.mean_interarrival),
+    ):
+        if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+            raise TraceInputError(f"{name}: more than zero and at most {MAX_SECONDS:g} s")
+    if options.pods > MAX_PODS:
+        raise TraceInputError(f"--pods: at most {MAX_PODS:,} (got {options.pods:,})")
     if not 0 <= options.duration_sigma <= 10:
         raise TraceInputError("--duration-sigma: 0 to 10")
     if not 0 < options.load < math.inf:
