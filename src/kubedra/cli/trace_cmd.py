@@ -10,6 +10,7 @@ commands, so that other commands start without them.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -63,14 +64,24 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_BAD_INPUT)
 
 
-def _write(trace: Trace, directory: Path, force: bool) -> tuple[Path, Path]:
+def _build_and_write(
+    build: Callable[[], Trace], directory: Path, force: bool
+) -> tuple[Trace, Path, Path]:
+    """The trace ``build`` makes, written into ``directory``; bad input ends the command."""
     from kubedra.traces import TraceInputError, write_trace
 
     try:
-        cluster, trace_file = write_trace(trace, directory, force=force)
+        trace = build()
+        cluster_file, trace_file = write_trace(trace, directory, force=force)
     except TraceInputError as error:
         raise _fail(str(error)) from None
-    return cluster, trace_file
+    return trace, cluster_file, trace_file
+
+
+def _report(cluster_line: str, trace_line: str, cluster_file: Path, trace_file: Path) -> None:
+    typer.echo(f"wrote {cluster_file}: {cluster_line}")
+    typer.echo(f"wrote {trace_file}: {trace_line}")
+    typer.echo(f"replay: kubedra replay {cluster_file} --trace {trace_file}")
 
 
 @trace_app.command("import", context_settings=CONTEXT_SETTINGS)
@@ -121,7 +132,7 @@ def import_trace(
 
     kubedra replay runs them as they are; every mapping choice is in docs/guides/traces.md.
     """
-    from kubedra.traces import AlibabaOptions, PendingTasks, TraceInputError, import_alibaba
+    from kubedra.traces import AlibabaOptions, PendingTasks, import_alibaba
 
     options = AlibabaOptions(
         pending=PendingTasks(pending.value),
@@ -129,25 +140,22 @@ def import_trace(
         pods_per_node=pods_per_node,
         limit=limit,
     )
-    try:
-        trace = import_alibaba(nodes, pods, options)
-    except TraceInputError as error:
-        raise _fail(str(error)) from None
-    cluster_file, trace_file = _write(trace, output, force)
+    trace, cluster_file, trace_file = _build_and_write(
+        lambda: import_alibaba(nodes, pods, options), output, force
+    )
     summary = trace.summary
     models = ", ".join(f"{model} {count}" for model, count in summary["gpusByModel"].items())
-    typer.echo(
-        f"wrote {cluster_file}: {summary['nodes']} nodes with {summary['gpus']} GPUs "
-        f"({models or 'none'}), {len(summary['templates'])} claim templates"
-    )
     skipped = summary["pendingSkipped"]
-    typer.echo(
-        f"wrote {trace_file}: {summary['entries']} tasks: {summary['wholeGpu']} whole-GPU, "
+    _report(
+        f"{summary['nodes']} nodes with {summary['gpus']} GPUs ({models or 'none'}), "
+        f"{len(summary['templates'])} claim templates",
+        f"{summary['entries']} tasks: {summary['wholeGpu']} whole-GPU, "
         f"{summary['sharedGpu']} GPU-sharing, {summary['cpuOnly']} CPU-only "
         f"({summary['gpusRequested']:g} GPUs requested)"
-        + (f"; {skipped} never-scheduled tasks left out" if skipped else "")
+        + (f"; {skipped} never-scheduled tasks left out" if skipped else ""),
+        cluster_file,
+        trace_file,
     )
-    typer.echo(f"replay: kubedra replay {cluster_file} --trace {trace_file}")
 
 
 @trace_app.command("generate", context_settings=CONTEXT_SETTINGS)
@@ -212,47 +220,45 @@ def generate_trace(
     Poisson arrivals, log-normal durations and a mix of request shapes; the same flags and
     seed write the same bytes. The distributions are in docs/guides/traces.md.
     """
-    from kubedra.traces import SyntheticOptions, TraceInputError, generate, parse_mix, units
+    from kubedra.traces import SyntheticOptions, generate, parse_mix, units
 
-    try:
-        options = SyntheticOptions(
-            pods=pods,
-            nodes=nodes,
-            gpus_per_node=gpus_per_node,
-            gpu_model=gpu_model,
-            gpu_memory=units.memory(gpu_memory, "--gpu-memory"),
-            node_cpu_milli=units.millicores(node_cpu, "--node-cpu"),
-            node_memory_mib=units.mebibytes(node_memory, "--node-memory"),
-            pods_per_node=pods_per_node,
-            cpu_milli_per_gpu=units.millicores(cpu_per_gpu, "--cpu-per-gpu"),
-            memory_mib_per_gpu=units.mebibytes(memory_per_gpu, "--memory-per-gpu"),
-            mix=parse_mix(mix) if mix is not None else (),
-            duration_median=units.seconds(duration_median, "--duration-median"),
-            duration_sigma=duration_sigma,
-            mean_interarrival=(
-                units.seconds(mean_interarrival, "--mean-interarrival")
-                if mean_interarrival is not None
-                else None
-            ),
-            load=load,
-            seed=seed,
+    def build() -> Trace:
+        return generate(
+            SyntheticOptions(
+                pods=pods,
+                nodes=nodes,
+                gpus_per_node=gpus_per_node,
+                gpu_model=gpu_model,
+                gpu_memory=units.memory(gpu_memory, "--gpu-memory"),
+                node_cpu_milli=units.millicores(node_cpu, "--node-cpu"),
+                node_memory_mib=units.mebibytes(node_memory, "--node-memory"),
+                pods_per_node=pods_per_node,
+                cpu_milli_per_gpu=units.millicores(cpu_per_gpu, "--cpu-per-gpu"),
+                memory_mib_per_gpu=units.mebibytes(memory_per_gpu, "--memory-per-gpu"),
+                mix=parse_mix(mix) if mix is not None else (),
+                duration_median=units.seconds(duration_median, "--duration-median"),
+                duration_sigma=duration_sigma,
+                mean_interarrival=(
+                    units.seconds(mean_interarrival, "--mean-interarrival")
+                    if mean_interarrival is not None
+                    else None
+                ),
+                load=load,
+                seed=seed,
+            )
         )
-        trace = generate(options)
-    except TraceInputError as error:
-        raise _fail(str(error)) from None
-    cluster_file, trace_file = _write(trace, output, force)
+
+    trace, cluster_file, trace_file = _build_and_write(build, output, force)
     summary = trace.summary
     shapes = ", ".join(f"{shape} {count}" for shape, count in summary["podsByShape"].items())
-    typer.echo(
-        f"wrote {cluster_file}: {summary['nodes']} nodes with {summary['gpus']} GPUs, "
-        f"{len(summary['templates'])} claim templates"
+    _report(
+        f"{summary['nodes']} nodes with {summary['gpus']} GPUs, "
+        f"{len(summary['templates'])} claim templates",
+        f"{summary['pods']} pods arriving until {summary['lastArrivalSeconds']}s "
+        f"(mean gap {summary['meanInterarrivalSeconds']:g}s): {shapes}",
+        cluster_file,
+        trace_file,
     )
-    typer.echo(
-        f"wrote {trace_file}: {summary['pods']} pods arriving until "
-        f"{summary['lastArrivalSeconds']}s (mean gap {summary['meanInterarrivalSeconds']:g}s): "
-        f"{shapes}"
-    )
-    typer.echo(f"replay: kubedra replay {cluster_file} --trace {trace_file}")
 
 
 def register(app: typer.Typer) -> None:
