@@ -220,3 +220,54 @@ def test_network_preemption() -> None:
     sim = run("network-preemption", "training.events")
     assert pod(sim, "batch-inference")["spec"]["nodeName"] == "worker-1"
     assert not pod(sim, "training")["spec"].get("nodeName")
+
+
+def test_alibaba_trace(tmp_path: Path) -> None:
+    """The CSVs imported as ``kubedra trace import`` does, then every task at once, in trace
+    order, as by ``kubedra simulate cluster.yaml pods.yaml``:
+
+    * whole-t4 takes node-a's only GPU (the only T4) and consumes all its gpu_milli;
+    * share-a (600) and share-b (400) of a V100M32 fill node-b's gpu-0 (first fit);
+    * share-c (500) no longer fits there and takes gpu-1;
+    * pair (two whole GPUs) needs two untouched GPUs on one node: none is left;
+    * share-d (100 of a T4) cannot share the T4 that whole-t4 holds whole;
+    * queued (one whole GPU of any model) finds none untouched;
+    * cpu needs no device.
+    """
+    from kubedra.api.io import dump_yaml
+    from kubedra.traces import import_alibaba
+
+    directory = EXAMPLES / "alibaba-trace"
+    trace = import_alibaba(directory / "nodes.csv", directory / "pods.csv")
+    pods = [obj for entry in trace.entries for obj in entry["objects"]]
+    (tmp_path / "cluster.yaml").write_text(dump_yaml(trace.cluster + pods))
+    loaded = load_paths([tmp_path / "cluster.yaml"])
+    assert loaded.errors == []
+    sim = Simulation()
+    assert sim.load([o.wire for o in loaded.objects]) == []
+    sim.run()
+    placed = {p["metadata"]["name"]: p["spec"].get("nodeName") for p in sim.store.list("Pod")}
+    assert placed == {
+        "whole-t4": "node-a",
+        "share-a": "node-b",
+        "share-b": "node-b",
+        "share-c": "node-b",
+        "pair": None,
+        "share-d": None,
+        "queued": None,
+        "cpu": placed["cpu"],
+    }
+    assert placed["cpu"] in ("node-a", "node-b")
+    allocated = {}
+    for found in sim.store.list("ResourceClaim"):
+        allocation = (found.get("status") or {}).get("allocation")
+        if allocation is not None:
+            [result] = allocation["devices"]["results"]
+            owner = found["metadata"]["ownerReferences"][0]["name"]
+            allocated[owner] = (result["pool"], result["device"], result["consumedCapacity"])
+    assert allocated == {
+        "whole-t4": ("node-a", "gpu-0", {"gpu_milli": "1k", "memory": "0"}),
+        "share-a": ("node-b", "gpu-0", {"gpu_milli": "600", "memory": "0"}),
+        "share-b": ("node-b", "gpu-0", {"gpu_milli": "400", "memory": "0"}),
+        "share-c": ("node-b", "gpu-1", {"gpu_milli": "500", "memory": "0"}),
+    }

@@ -19,6 +19,7 @@ from kubedra.cli import (
     serve_cmd,
     simulate_cmd,
     snapshot_cmd,
+    trace_cmd,
     validate,
 )
 from kubedra.conformance import cli as conformance_cli
@@ -35,4 +36,5 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     serve_api_cmd.register,
     plan_cmd.register,
     serve_cmd.register,
+    trace_cmd.register,
 ]
