@@ -8,6 +8,7 @@ from cluster_builders import claim, device_class, gpu_slice, node, pod
 
 from kubedra.api.validation import validate_object
 from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 
 GROUP_REF = {"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "trainers"}
 
@@ -28,7 +29,7 @@ def member(name: str) -> dict[str, Any]:
 
 
 def cluster(group_claims: list[dict[str, Any]]) -> Simulation:
-    sim = Simulation()
+    sim = new_simulation()
     objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), claim("fabric")]
     group = pod_group(group_claims)
     assert sim.load([*objects, group, member("t0"), member("t1")]) == []
@@ -76,7 +77,7 @@ def test_pod_group_claims_are_validated() -> None:
 
 
 def test_group_template_makes_one_claim_for_the_pod_group() -> None:
-    sim = Simulation()
+    sim = new_simulation()
     template = {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaimTemplate",

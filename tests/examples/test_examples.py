@@ -11,6 +11,7 @@ from kubedra.api.io import load_paths
 from kubedra.cluster.clock import START
 from kubedra.cluster.simulation import Simulation
 from kubedra.cluster.timeline import load_timeline
+from kubedra.scheduler import new_simulation
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 
@@ -18,7 +19,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 def run(name: str, events: str | None = None) -> Simulation:
     loaded = load_paths([EXAMPLES / name])
     assert loaded.errors == []
-    sim = Simulation()
+    sim = new_simulation()
     assert sim.load([o.wire for o in loaded.objects]) == []
     steps = load_timeline(EXAMPLES / name / events) if events else []
     sim.run(until=None if not steps else sim.clock.now())

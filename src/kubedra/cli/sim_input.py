@@ -10,32 +10,21 @@ with their maturity in the release that ``--kubernetes-version``/``--feature-gat
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from importlib import resources
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kubedra.cli import options
+from kubedra.cluster.examples import UnknownExample, example_names, example_text
+
+__all__ = ["InputFlags", "SimInput", "example_names", "example_text", "gather", "gather_shown"]
 
 if TYPE_CHECKING:
     from kubedra.allocator.features import Features
     from kubedra.api.io import LoadResult
     from kubedra.features import FeatureGates
-
-
-def example_names() -> list[str]:
-    """The built-in scenarios (``--example NAME``)."""
-    folder = resources.files("kubedra.cluster") / "examples"
-    return sorted(
-        p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
-    )
-
-
-def example_text(name: str) -> str | None:
-    path = resources.files("kubedra.cluster") / "examples" / f"{name}.yaml"
-    return path.read_text() if path.is_file() else None
 
 
 @dataclass
@@ -107,8 +96,7 @@ def gather(flags: InputFlags) -> SimInput:
     if flags.example is not None:
         text = example_text(flags.example)
         if text is None:
-            known = ", ".join(example_names())
-            result.errors.append(f"error: no example named {flags.example!r} (known: {known})")
+            result.errors.append(f"error: {UnknownExample(flags.example)}")
             return result
         loaded.entries += load_text(text, f"example {flags.example}", **request).entries
     if flags.live:

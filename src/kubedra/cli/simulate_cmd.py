@@ -16,8 +16,6 @@ import typer
 
 from kubedra.cli import options
 from kubedra.cli.options import Output
-from kubedra.cli.sim_input import example_names
-from kubedra.cli.sim_input import example_text as _example_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -25,12 +23,12 @@ if TYPE_CHECKING:
     from kubedra.cli.sim_input import SimInput
     from kubedra.cluster.simulation import Simulation
 
-__all__ = ["_example_text", "example_names", "simulate"]  # kubedra.planning reads examples
-
 EXIT_PLACED = 0
 EXIT_BAD_INPUT = 1
 EXIT_PENDING = 2
 _PROGRESS_AFTER_S = 0.5
+DEFAULT_ROWS = 200
+"""Rows of the pod and claim tables in text output unless --limit says otherwise."""
 
 
 class GangMode(enum.StrEnum):
