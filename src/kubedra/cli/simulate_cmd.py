@@ -104,6 +104,16 @@ def simulate(
     gang_steps: Annotated[
         int, typer.Option("--gang-steps", min=1, help="Node choices --gang backtrack may try.")
     ] = 10_000,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            min=0,
+            help=f"Rows of the pod and claim tables (0: all; default: {DEFAULT_ROWS} for -o "
+            "text, all for -o wide).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
@@ -116,6 +126,9 @@ def simulate(
     --kubeconfig/--context start from a live cluster's snapshot (read-only), to which files
     may add objects. The DRA
     features the input uses are named with their maturity in --kubernetes-version.
+
+    The pod and claim tables stop after 200 rows (... and N more pods); --limit N changes
+    that, --limit 0 shows every row.
 
     Exits 0 when all pods are placed, 2 when some stay Pending, 1 for bad input.
     """
@@ -193,8 +206,9 @@ def simulate(
         first_until = sim.clock.now() + timedelta(seconds=every_step[0].after)
     _run_with_progress(sim, out, first_until)
     texty = output in (Output.TEXT, Output.WIDE)
+    rows = _rows(limit, wide=output is Output.WIDE)
     if texty:
-        _print_summary(sim, out, wide=output is Output.WIDE)
+        _print_summary(sim, out, output is Output.WIDE, rows)
         _print_input_notes(read, out)
     from kubedra.cluster.changes import describe
     from kubedra.cluster.clock import START
@@ -223,9 +237,9 @@ def simulate(
                 out.print(f"  (the clock moved on to t=+{moved:g}s)")
     if steps and texty:
         out.print("\n[bold]After the timeline[/]")
-        _print_summary(sim, out, wide=output is Output.WIDE)
+        _print_summary(sim, out, output is Output.WIDE, rows)
     if what_if_steps:
-        _what_if(sim, what_if_steps, out, err, texty, wide=output is Output.WIDE)
+        _what_if(sim, what_if_steps, out, err, texty, output is Output.WIDE, rows)
     if output is Output.YAML:
         from kubedra.api.io import dump_yaml
 
@@ -243,7 +257,13 @@ def simulate(
 
 
 def _what_if(
-    sim: Simulation, steps: list[Any], out: Console, err: Console, texty: bool, wide: bool
+    sim: Simulation,
+    steps: list[Any],
+    out: Console,
+    err: Console,
+    texty: bool,
+    wide: bool,
+    rows: int | None,
 ) -> None:
     """Apply the --what-if steps with plan what-if's engine and print its per-step diffs."""
     from kubedra.cluster.timeline import TimelineError
@@ -262,7 +282,7 @@ def _what_if(
     for line in report_lines(diffs):
         out.print(line, markup=False)
     out.print("\n[bold]After the what-if steps[/]")
-    _print_summary(sim, out, wide=wide)
+    _print_summary(sim, out, wide, rows)
 
 
 def _print_input_notes(read: SimInput, out: Console) -> None:
@@ -334,10 +354,23 @@ def _reason(sim: Simulation, pod: dict[str, Any]) -> str:
     if decision is not None and getattr(decision, "result", None) == "WaitingForBinding":
         waiting = f"waiting in PreBind for the devices' binding conditions (node {decision.node})"
         return f"{waiting}; before: {message}" if message else waiting
-    return message or "waiting to be scheduled"
+    if message:
+        return message
+    # PreEnqueue keeps a pod whose claims are missing out of the queue, so no attempt wrote a
+    # condition; say what it waits for, as `kubedra explain pod` does.
+    dra = getattr(sim.scheduler, "dra", None)
+    gate = dra.pre_enqueue(pod) if dra is not None else None
+    return f"not scheduled yet: {gate}" if gate else "waiting to be scheduled"
 
 
-def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
+def _rows(limit: int | None, wide: bool) -> int | None:
+    """How many rows the tables show (None: all): --limit, else 200 (all with -o wide)."""
+    if limit is None:
+        return None if wide else DEFAULT_ROWS
+    return limit or None
+
+
+def _print_summary(sim: Simulation, out: Console, wide: bool, rows: int | None) -> None:
     from rich.table import Table
 
     from kubedra.cluster.podclaims import pod_claim_names
@@ -353,7 +386,7 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in ["POD", "NODE", "STATUS", "CLAIMS", *(["PRIORITY", "QOS"] if wide else [])]:
         table.add_column(column)
-    for pod in pods[:200] if not wide else pods:
+    for pod in pods[:rows]:
         meta, status = pod["metadata"], pod.get("status") or {}
         claims = ", ".join(name for name, _ in pod_claim_names(pod)) or "-"
         row = [
@@ -366,8 +399,8 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
             row += [str(pod["spec"].get("priority", 0)), status.get("qosClass", "")]
         table.add_row(*row)
     out.print(table)
-    if len(pods) > 200 and not wide:
-        out.print(f"... and {len(pods) - 200} more pods (-o wide shows all)")
+    if rows is not None and len(pods) > rows:
+        out.print(f"... and {len(pods) - rows} more pods (--limit 0 shows all)")
 
     claims_table = Table(box=None, header_style="bold", pad_edge=False, title_justify="left")
     matched = MatchedValues(sim.store)
@@ -400,14 +433,14 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
             ]
             if wide:
                 row.append(_node_selector(allocation))
-            if shown < 200 or wide:
+            if rows is None or shown < rows:
                 claims_table.add_row(*row)
             shown += 1
     if shown:
         out.print()
         out.print(claims_table)
-        if shown > 200 and not wide:
-            out.print(f"... and {shown - 200} more claim devices (-o wide shows all)")
+        if rows is not None and shown > rows:
+            out.print(f"... and {shown - rows} more claim devices (--limit 0 shows all)")
 
     for report in request_reports(sim.store):
         out.print()
@@ -416,6 +449,9 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
             f"[bold]Devices for {report.claim} request {report.request}[/] "
             f"(class {report.device_class}):",
         )
+        if report.problem:
+            out.print(f"  no devices: {report.problem}", markup=False)
+            continue
         out.print(f"  selector: {selectors}", markup=False)
         device_table = Table(box=None, header_style="bold", pad_edge=False)
         names = list(report.devices[0].values) if report.devices else []
