@@ -66,17 +66,23 @@ class InputFlags:
     namespace: str | None = None
     kubernetes_version: str | None = None
     feature_gates: str | None = None
+    default_cluster: bool = False
+    """Read the cluster kubectl would use without flags ($KUBECONFIG, ~/.kube/config,
+    in-cluster): set when nothing else names the input."""
 
     @property
     def live(self) -> bool:
-        return self.kubeconfig is not None or self.context is not None
+        return self.kubeconfig is not None or self.context is not None or self.default_cluster
 
     @property
     def given(self) -> bool:
         return bool(self.paths or self.filenames or self.example is not None or self.live)
 
 
-NO_INPUT = "give manifests (PATH..., -f FILE|DIR|-), --example NAME or --kubeconfig/--context"
+NO_INPUT = (
+    "give manifests (PATH..., -f FILE|DIR|-), --example NAME or a cluster (--kubeconfig, "
+    "--context, $KUBECONFIG or ~/.kube/config)"
+)
 
 
 def gather(flags: InputFlags) -> SimInput:
@@ -123,12 +129,19 @@ def gather_shown(
 ) -> SimInput:
     """gather() for a command: each input error is shown through ``echo`` (with ``error: ``
     put in front where ``prefix_errors`` and it lacks one). No input at all, where ``require``,
-    exits with ``exit_code``; unreadable input exits only in ``stop_if_unreadable``, so that a
-    command can still name its other bad flags first.
+    reads the cluster kubectl would use, and exits with ``exit_code`` when there is none;
+    unreadable input exits only in ``stop_if_unreadable``, so that a command can still name
+    its other bad flags first.
     """
     if require and not flags.given:
-        echo(f"error: {NO_INPUT}")
-        raise typer.Exit(exit_code)
+        from kubedra.live import cluster_configured
+
+        # As kubectl: without flags, the cluster of $KUBECONFIG (or ~/.kube/config, or the
+        # pod's service account) is the input.
+        if not cluster_configured():
+            echo(f"error: {NO_INPUT}")
+            raise typer.Exit(exit_code)
+        flags = replace(flags, default_cluster=True)
     read = gather(flags)
     for error in read.errors:
         echo(f"error: {error}" if prefix_errors and not error.startswith("error: ") else error)
