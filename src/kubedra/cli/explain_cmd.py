@@ -22,6 +22,7 @@ class Policy(enum.StrEnum):
 explain_app = typer.Typer(
     help="Explain scheduling decisions of a simulated cluster.",
     context_settings=options.CONTEXT_SETTINGS,
+    rich_markup_mode=None,  # plain help, as the app's (kubedra.cli.main)
 )
 
 

@@ -13,7 +13,9 @@ from kubedra.api.io import LoadResult, load_paths
 def serve(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(help="Manifest files or directories to start the cluster from."),
+        typer.Argument(
+            help="Manifest files or directories to start the cluster from.", metavar="PATH..."
+        ),
     ] = None,
     example: Annotated[
         str | None, typer.Option("--example", help="Start from a built-in scenario (gpu-demo).")
