@@ -1,8 +1,8 @@
 """How a simulation gets this scheduler: the layer that runs the loop chooses it.
 
 ``kubedra.cluster.simulation.Simulation`` sits below the scheduler and takes a factory; the
-commands, planning, the web page and replay pass :func:`scheduler_factory` (or call
-:func:`new_simulation`), with the settings they want beyond the Simulation's own features,
+commands, planning, the web page and replay pass ``scheduler_factory`` (or call
+``new_simulation``), with the settings they want beyond the Simulation's own features,
 policy and seed.
 """
 
@@ -19,7 +19,7 @@ from kubedra.scheduler.scheduler import Scheduler, SchedulerConfig
 
 
 def scheduler_factory(settings: SchedulerConfig | None = None) -> SchedulerFactory:
-    """A factory building :class:`Scheduler` with ``settings`` (default: the default profile);
+    """A factory building ``Scheduler`` with ``settings`` (default: the default profile);
     the Simulation supplies its features, policy and seed, which replace those of ``settings``.
     """
     base = settings or SchedulerConfig()

@@ -38,7 +38,7 @@ def example_text(name: str) -> str | None:
 
 
 def require_example(name: str) -> str:
-    """The scenario's YAML; raises :class:`UnknownExample` naming the known scenarios."""
+    """The scenario's YAML; raises ``UnknownExample`` naming the known scenarios."""
     text = example_text(name)
     if text is None:
         raise UnknownExample(name)
