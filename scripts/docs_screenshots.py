@@ -78,6 +78,7 @@ def take(out: Path, chromium: str) -> None:
             page = context.new_page()
             page.goto(server.url + "/")
             page.wait_for_selector(".slot[data-device='gpu-b']")
+            page.click("#reset")  # before the first decision, however the page opens
             page.click("#step")  # the claim's request
             page.click("#step")  # candidates, the others with the reason
             _shot(page, out / "web-candidates.png")
