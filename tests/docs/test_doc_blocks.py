@@ -40,9 +40,9 @@ def _show(block: Block, what: str, command: str, output: str) -> str:
 @pytest.mark.parametrize("block", BLOCKS, ids=lambda block: block.where)
 def test_doc_block(block: Block, tmp_path: Path) -> None:
     if block.skip is not None:
-        pytest.skip(block.skip)
+        pytest.skip(f"{block.where}: {block.skip}")
     if block.requires is not None and not (ROOT / block.requires).exists():
-        pytest.skip(f"needs {block.requires}, which is absent")
+        pytest.skip(f"{block.where}: needs {block.requires}, which is absent")
     before = _changed_files()
     if block.language == "python":
         script = tmp_path / "block.py"
