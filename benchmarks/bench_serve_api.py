@@ -14,7 +14,7 @@ import json
 import time
 
 from kubedra.apiserver import ApiServer
-from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 
 NODE = {
     "apiVersion": "v1",
@@ -45,7 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pods", type=int, default=100)
     args = parser.parse_args()
-    simulation = Simulation()
+    simulation = new_simulation()
     simulation.load([NODE])
     with ApiServer(simulation) as server:
         conn = http.client.HTTPConnection("127.0.0.1", server.port)

@@ -11,6 +11,7 @@ from standin_scheduler import StandInScheduler
 from kubedra.cluster import DELETE_PROTECTION_FINALIZER
 from kubedra.cluster.claimcontroller import generate_name
 from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import scheduler_factory
 
 
 @pytest.fixture(params=["stand-in", "kube-scheduler"], autouse=True)
@@ -24,7 +25,7 @@ SCHEDULER = ["stand-in"]
 
 
 def simulate(*objects: dict[str, Any], seed: int | None = None) -> Simulation:
-    factory = StandInScheduler if SCHEDULER[0] == "stand-in" else None
+    factory = StandInScheduler if SCHEDULER[0] == "stand-in" else scheduler_factory()
     sim = Simulation(scheduler_factory=factory, seed=seed)
     assert sim.load(objects) == []
     sim.run()

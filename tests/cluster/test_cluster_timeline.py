@@ -10,6 +10,7 @@ from cluster_builders import claim, device_class, gpu_slice, node, pod
 
 from kubedra.cluster.simulation import Simulation
 from kubedra.cluster.timeline import TimelineError, parse_duration, parse_timeline
+from kubedra.scheduler import new_simulation
 
 
 def test_durations() -> None:
@@ -57,7 +58,7 @@ def run(sim: Simulation, steps: list[dict[str, Any]]) -> None:
 
 def test_untaint_before_the_toleration_ends_cancels_the_eviction() -> None:
     toleration = {"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
-    sim = Simulation()
+    sim = new_simulation()
     objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), claim("c", [toleration])]
     assert sim.load([*objects, pod("p", claim="c")]) == []
     sim.run()
@@ -73,7 +74,7 @@ def test_untaint_before_the_toleration_ends_cancels_the_eviction() -> None:
 
 def test_taint_without_untaint_evicts_at_the_toleration_end() -> None:
     toleration = {"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
-    sim = Simulation()
+    sim = new_simulation()
     objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), claim("c", [toleration])]
     assert sim.load([*objects, pod("p", claim="c")]) == []
     sim.run()

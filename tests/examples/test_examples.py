@@ -12,6 +12,7 @@ from kubedra.cluster.admission import AdmissionConfig
 from kubedra.cluster.clock import START
 from kubedra.cluster.simulation import Simulation
 from kubedra.cluster.timeline import load_timeline
+from kubedra.scheduler import new_simulation
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 
@@ -21,7 +22,7 @@ def run(
 ) -> Simulation:
     loaded = load_paths([EXAMPLES / name])
     assert loaded.errors == []
-    sim = Simulation(admission=admission)
+    sim = new_simulation(admission=admission)
     assert sim.load([o.wire for o in loaded.objects]) == []
     steps = load_timeline(EXAMPLES / name / events) if events else []
     sim.run(until=None if not steps else sim.clock.now())
@@ -243,7 +244,7 @@ def test_alibaba_trace(tmp_path: Path) -> None:
     (tmp_path / "cluster.yaml").write_text(dump_yaml(trace.cluster + pods))
     loaded = load_paths([tmp_path / "cluster.yaml"])
     assert loaded.errors == []
-    sim = Simulation()
+    sim = new_simulation()
     assert sim.load([o.wire for o in loaded.objects]) == []
     sim.run()
     placed = {p["metadata"]["name"]: p["spec"].get("nodeName") for p in sim.store.list("Pod")}

@@ -207,7 +207,7 @@ spec:
 def test_counters_shared_capacity_and_network_pools(browser: Any, artifacts: Path) -> None:
     repo_root = Path(__file__).resolve().parents[2]
     from kubedra.api.io import load_paths
-    from kubedra.cluster.simulation import Simulation
+    from kubedra.scheduler import new_simulation
 
     loaded = load_paths(
         [
@@ -215,7 +215,7 @@ def test_counters_shared_capacity_and_network_pools(browser: Any, artifacts: Pat
             repo_root / "examples" / "partitionable-device.yaml",
         ]
     )
-    simulation = Simulation()
+    simulation = new_simulation()
     assert not simulation.load([o.wire for o in loaded.objects])
     with WebServer(simulation) as server:
         context = browser.new_context(

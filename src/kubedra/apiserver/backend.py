@@ -71,6 +71,8 @@ class LiveCluster:
         self.simulation.run()
         scheduler = getattr(self.simulation, "scheduler", None)
         changes = self.events.observe(getattr(scheduler, "decisions", []), self.store)
+        controller = getattr(self.simulation, "controller_events", [])
+        changes += self.events.observe_controller(controller, self.store)
         for change in changes:
             self.feed.record(change, self.store.resource_version)
 

@@ -12,7 +12,9 @@ from kubedra.driver.paths import DEFAULT_CDI_DIR, KUBELET_PLUGINS_DIR, KUBELET_R
 from kubedra.driver.store import StoreError
 
 driver_app = typer.Typer(
-    help="Run DRA drivers written with kubedra's driver kit.", no_args_is_help=True
+    help="Run DRA drivers written with kubedra's driver kit.",
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help, as the app's (kubedra.cli.main)
 )
 
 

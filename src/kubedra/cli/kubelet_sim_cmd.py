@@ -45,7 +45,8 @@ def kubelet_sim(
         list[str] | None,
         typer.Option(
             help="With --once: a driver whose plugin must register (repeatable; "
-            "default: at least one plugin)."
+            "default: at least one plugin).",
+            metavar="NAME",
         ),
     ] = None,
     wait_timeout: Annotated[

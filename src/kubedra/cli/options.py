@@ -49,6 +49,7 @@ Paths = Annotated[
     typer.Argument(
         help="Manifest files or directories (read recursively); - for standard input.",
         show_default=False,
+        metavar="PATH...",
     ),
 ]
 Filename = Annotated[
@@ -58,6 +59,7 @@ Filename = Annotated[
         "-f",
         help="A manifest file, a directory of them (see -R) or - for standard input; repeatable.",
         show_default=False,
+        metavar="FILE|DIR|-",
     ),
 ]
 Recursive = Annotated[

@@ -20,6 +20,7 @@ plan_app = typer.Typer(
     name="plan",
     help="Capacity planning on a simulated cluster (capacity, utilization, nodes).",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help, as the app's (kubedra.cli.main)
 )
 
 
@@ -29,10 +30,14 @@ class Output(enum.StrEnum):
 
 
 Paths = Annotated[
-    list[Path] | None, typer.Argument(help="Cluster manifests (files or directories); - for stdin.")
+    list[Path] | None,
+    typer.Argument(
+        help="Cluster manifests (files or directories); - for stdin.", metavar="PATH..."
+    ),
 ]
 Files = Annotated[
-    list[Path] | None, typer.Option("--filename", "-f", help="A manifest file (repeatable).")
+    list[Path] | None,
+    typer.Option("--filename", "-f", help="A manifest file (repeatable).", metavar="FILE"),
 ]
 Example = Annotated[str | None, typer.Option("--example", help="A built-in scenario.")]
 PolicyOpt = Annotated[
@@ -136,7 +141,9 @@ def utilization(
     ] = None,
     pods: Annotated[
         list[Path] | None,
-        typer.Option("--pod", help="A pod shape (file) that fragmentation is judged by too."),
+        typer.Option(
+            "--pod", help="A pod shape (file) that fragmentation is judged by too.", metavar="FILE"
+        ),
     ] = None,
 ) -> None:
     """Devices, capacity and counters used and free per node, pool and device class.

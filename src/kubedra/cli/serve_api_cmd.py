@@ -18,7 +18,7 @@ EXIT_BAD_INPUT = 2
 def _example(name: str) -> LoadResult | None:
     """A built-in scenario, loaded (``kubedra serve --example`` reads it too)."""
     from kubedra.api.io import load_text
-    from kubedra.cli.sim_input import example_text
+    from kubedra.cluster.examples import example_text
 
     text = example_text(name)
     return None if text is None else load_text(text, f"example {name}")
@@ -53,7 +53,7 @@ def serve_api(
     """
     from kubedra.apiserver import ApiServer, write_kubeconfig
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
-    from kubedra.cluster.simulation import Simulation
+    from kubedra.scheduler import new_simulation
 
     namespace = namespace or "default"
     flags = InputFlags(
@@ -69,7 +69,9 @@ def serve_api(
     )
     read = gather_shown(flags, _err, EXIT_BAD_INPUT, require=False, prefix_errors=True)
     stop_if_unreadable(read, _err, EXIT_BAD_INPUT, [*read.skipped, *read.usage])
-    simulation = Simulation(namespace=namespace, features=read.features, admission=read.admission)
+    simulation = new_simulation(
+        namespace=namespace, features=read.features, admission=read.admission
+    )
     problems = simulation.load(read.objects, read.sources)
     for problem in problems:
         typer.echo(f"warning: {problem.source}: {problem.object}: {problem.message}", err=True)

@@ -42,16 +42,11 @@ class SchedulerLike(Protocol):
 
 
 SchedulerFactory = Callable[[Store, SimClock, Features, str, int | None], SchedulerLike]
+"""Builds the scheduler from the simulation's store, clock, features, policy and seed.
 
-
-def default_scheduler(
-    store: Store, clock: SimClock, features: Features, policy: str, seed: int | None
-) -> SchedulerLike:
-    """kubedra.scheduler's Scheduler with the given policy."""
-    from kubedra.scheduler import Scheduler, SchedulerConfig
-
-    config = SchedulerConfig(features=features, policy=policy, seed=seed)  # type: ignore[arg-type]
-    return Scheduler(store, clock, config)
+The cluster layer does not choose a scheduler: whoever runs the loop passes one
+(``kubedra.scheduler.scheduler_factory()``), so this package never imports the layer above.
+"""
 
 
 @dataclass(frozen=True)
@@ -78,11 +73,11 @@ class Simulation:
     def __init__(
         self,
         *,
+        scheduler_factory: SchedulerFactory,
         namespace: str = "default",
         policy: str = "default",
         seed: int | None = None,
         features: Features | None = None,
-        scheduler_factory: SchedulerFactory | None = None,
         admission: AdmissionConfig | None = None,
     ) -> None:
         self.features = features or Features()
@@ -96,8 +91,7 @@ class Simulation:
         self.claim_controller = ResourceClaimController(self.store)
         self.taint_controller = DeviceTaintEvictionController(self.store, self.clock)
         self.kubelet = Kubelet(self.store, self.clock)
-        factory = scheduler_factory or default_scheduler
-        self.scheduler = factory(self.store, self.clock, self.features, policy, seed)
+        self.scheduler = scheduler_factory(self.store, self.clock, self.features, policy, seed)
         self.cycles = 0
 
     # --- loading ---------------------------------------------------------------------------

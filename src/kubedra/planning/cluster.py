@@ -7,11 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from kubedra.allocator.features import Features
 from kubedra.allocator.policy import NODE_SCORES, check_policy
-from kubedra.cluster.clock import SimClock
-from kubedra.cluster.simulation import SchedulerFactory, SchedulerLike, Simulation
-from kubedra.cluster.store import Store
+from kubedra.cluster.simulation import SchedulerFactory, Simulation
 
 
 class PlanInputError(Exception):
@@ -28,21 +25,10 @@ def scheduler_factory(
             f"unknown node score {node_score!r}: use one of {', '.join(NODE_SCORES)}"
         )
 
-    def factory(
-        store: Store, clock: SimClock, features: Features, policy: str, seed: int | None
-    ) -> SchedulerLike:
-        from kubedra.scheduler import Scheduler, SchedulerConfig
+    from kubedra.scheduler import SchedulerConfig
+    from kubedra.scheduler import scheduler_factory as build
 
-        config = SchedulerConfig(
-            features=features,
-            policy=policy,  # type: ignore[arg-type]
-            seed=seed,
-            device_policy=device_policy,
-            node_score=node_score,
-        )
-        return Scheduler(store, clock, config)
-
-    return factory
+    return build(SchedulerConfig(device_policy=device_policy, node_score=node_score))
 
 
 def load_objects(
@@ -50,16 +36,16 @@ def load_objects(
 ) -> list[dict[str, Any]]:
     """The wire objects of the manifests (paths, ``-f`` files, a built-in example)."""
     from kubedra.api.io import LoadedObject, load_paths, load_text
-    from kubedra.cli.simulate_cmd import _example_text, example_names
+    from kubedra.cluster.examples import UnknownExample, example_text
 
     sources = [*paths, *files]
     if example is None and not sources:
         raise PlanInputError("give manifests (PATH..., -f FILE, -) or --example NAME")
     entries: list[Any] = []
     if example is not None:
-        text = _example_text(example)
+        text = example_text(example)
         if text is None:
-            raise PlanInputError(f"no example {example!r}; built-in: {', '.join(example_names())}")
+            raise PlanInputError(str(UnknownExample(example)))
         entries += load_text(text, f"example {example}").entries
     if sources:
         entries += load_paths(list(sources)).entries
