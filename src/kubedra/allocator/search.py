@@ -77,7 +77,8 @@ class DeviceResult:
         self.consumed = consumed
 
 
-def _taint_blocks(device: DeviceInfo, tolerations: list[dict[str, Any]]) -> bool:
+def taint_blocks(device: DeviceInfo, tolerations: list[dict[str, Any]]) -> bool:
+    """Whether a NoSchedule/NoExecute taint of ``device`` is not tolerated."""
     for taint in device.taints:
         effect = taint.get("effect")
         if effect not in ("NoSchedule", "NoExecute"):
@@ -489,7 +490,7 @@ class Search:
                     limit = available.get(k)
                     if limit is not None and limit < total:
                         return False
-        if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+        if features.device_taints and device.taints and taint_blocks(device, data.tolerations):
             return False
         if features.consumable_capacity:
             consumption = self._consumption(data, device)
@@ -563,7 +564,7 @@ class Search:
             if counted:
                 self._release_counters(device)
 
-        if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+        if features.device_taints and device.taints and taint_blocks(device, data.tolerations):
             rollback()
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "taint not tolerated", key)
