@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from kubedra.allocator.features import Features
-from kubedra.allocator.policy import NODE_SCORES, check_policy
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.simulation import SchedulerFactory, SchedulerLike, Simulation
 from kubedra.cluster.store import Store
+from kubedra.scheduler.policies import REGISTRY, Policy, Workload
 
 
 class PlanInputError(Exception):
@@ -19,24 +19,27 @@ class PlanInputError(Exception):
 
 
 def scheduler_factory(
-    device_policy: str = "first-fit", node_score: str | None = None
+    device_policy: str | None = None,
+    node_score: str | None = None,
+    policy: str | Policy | None = None,
+    workload: Workload | None = None,
 ) -> SchedulerFactory:
-    """A Simulation scheduler factory with an opt-in device policy and DRA node score."""
-    check_policy(device_policy)
-    if node_score is not None and node_score not in NODE_SCORES:
-        raise PlanInputError(
-            f"unknown node score {node_score!r}: use one of {', '.join(NODE_SCORES)}"
-        )
+    """A Simulation scheduler factory with an opt-in placement policy (a registered name or a
+    Policy, with the task shapes it plans for), or only its device choice or node score;
+    unknown names raise PolicyError (a ValueError) naming the known ones."""
+    REGISTRY.resolve(policy, device_policy, node_score)
 
     def factory(
-        store: Store, clock: SimClock, features: Features, policy: str, seed: int | None
+        store: Store, clock: SimClock, features: Features, mode: str, seed: int | None
     ) -> SchedulerLike:
         from kubedra.scheduler import Scheduler, SchedulerConfig
 
         config = SchedulerConfig(
             features=features,
-            policy=policy,  # type: ignore[arg-type]
+            policy=mode,  # type: ignore[arg-type]
             seed=seed,
+            placement=policy,
+            workload=workload,
             device_policy=device_policy,
             node_score=node_score,
         )
@@ -72,8 +75,10 @@ def load_objects(
 def simulate(
     objects: Sequence[dict[str, Any]],
     *,
-    device_policy: str = "first-fit",
+    device_policy: str | None = None,
     node_score: str | None = None,
+    policy: str | Policy | None = None,
+    workload: Workload | None = None,
     namespace: str = "default",
     seed: int | None = None,
     run_for: float | None = None,
@@ -83,7 +88,7 @@ def simulate(
     sim = Simulation(
         namespace=namespace,
         seed=seed,
-        scheduler_factory=scheduler_factory(device_policy, node_score),
+        scheduler_factory=scheduler_factory(device_policy, node_score, policy, workload),
     )
     problems = sim.load(list(objects))
     if problems:

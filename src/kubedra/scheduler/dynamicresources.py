@@ -21,6 +21,7 @@ from kubedra.allocator.engine import Allocator, Outcome
 from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
 from kubedra.allocator.nodeselect import NodeSelectorError, selector_matches
+from kubedra.allocator.policy import DeviceKey
 from kubedra.cluster.clock import SimClock, parse_time
 from kubedra.cluster.podgroupclaims import group_claim_ref, owned_by_group, reserved_for_group
 from kubedra.cluster.store import DELETE_PROTECTION_FINALIZER, Store
@@ -138,10 +139,11 @@ class DynamicResources:
         self.epoch = 0
         """Bumped whenever the allocator is rebuilt (cached Filter results become stale)."""
         self.check_classes = True
-        self.device_policy = "first-fit"
-        """Which valid devices the allocator picks (kubedra.allocator.policy)."""
         """PreFilter's DeviceClass check; off for the first-fit policy, where the allocator
         reports a missing class as an error (FirstFitScheduler's semantics)."""
+        self.device_policy: str | DeviceKey = "first-fit"
+        """Which valid devices the allocator picks: a name or a placement policy's device
+        ranking (kubedra.allocator.policy)."""
 
     # --- the state it follows ---------------------------------------------------------------
 
