@@ -203,3 +203,34 @@ def test_network_preemption() -> None:
     sim = run("network-preemption", "training.events")
     assert pod(sim, "batch-inference")["spec"]["nodeName"] == "worker-1"
     assert not pod(sim, "training")["spec"].get("nodeName")
+
+
+def test_placement_policies() -> None:
+    from kubedra.planning.cluster import simulate
+
+    loaded = load_paths([EXAMPLES / "placement-policies"])
+    assert loaded.errors == []
+    objects = [o.wire for o in loaded.objects]
+
+    def nodes(policy: str | None) -> dict[str, str | None]:
+        sim = simulate(objects, policy=policy)
+        return {p["metadata"]["name"]: p["spec"].get("nodeName") for p in sim.store.list("Pod")}
+
+    # Packing puts the notebook's 0.2 beside inference-a (0.1 left on worker-1), then three
+    # 0.3 shares fill worker-2 to 0.1: the tuning job's 0.2 fits nowhere.
+    for policy in ("best-fit", "gpu-packing", "dot-product"):
+        placed = nodes(policy)
+        assert placed["notebook"] == "worker-1", policy
+        assert placed["tuning"] is None, policy
+    # FGD keeps worker-1's 0.3 for a 0.3 share (inference-b) and the tuning job fits on
+    # worker-2 (0.2 left); the default profile spreads by cpu and happens to do the same.
+    expected = {
+        "inference-a": "worker-1",
+        "notebook": "worker-2",
+        "inference-b": "worker-1",
+        "inference-c": "worker-2",
+        "inference-d": "worker-2",
+        "tuning": "worker-2",
+    }
+    assert nodes("fgd") == expected
+    assert nodes(None) == expected
