@@ -33,7 +33,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from kubedra.allocator.capacity import static_consumption
 from kubedra.allocator.constraints import DistinctAttribute
 from kubedra.allocator.inventory import DeviceInfo, PoolView
 from kubedra.allocator.quantities import Number
@@ -72,7 +71,7 @@ def unused(search: Search, data: RequestData, device: DeviceInfo) -> tuple[Numbe
         shared = state.shared.get(device.key) if device.allow_multiple else None
         consumed: dict[str, Number] = {}
         if device.allow_multiple and search.features.consumable_capacity:
-            for name, amount, _ in static_consumption(device, data.capacity) or ():
+            for name, amount, _ in search.consumption(data, device) or ():
                 consumed[name] = amount
         for name, cap in device.capacity.items():
             left = cap.number - consumed.get(name, 0)
@@ -122,7 +121,7 @@ def left_share(search: Search, data: RequestData, device: DeviceInfo) -> float:
     """The share of ``device`` left free once ``data`` takes it (0 for a whole device)."""
     if not _shares(search, device):
         return 0.0
-    consumption = static_consumption(device, data.capacity)
+    consumption = search.consumption(data, device)
     if consumption is None:
         return 0.0
     shared = search.state.shared.get(device.key) or {}
@@ -190,11 +189,19 @@ def largest_left(candidate: DeviceCandidate) -> Any:
 
 class Ordering:
     """One Allocate call's candidate order for a device ranking (a fresh one per call: the
-    order depends on the allocated state at the call's start)."""
+    order depends on the allocated state at the call's start).
+
+    A ranking whose keys depend on a request only through its capacity request may keep
+    orders across calls: it has an ``orders(search, data)`` method returning a dict to keep
+    them in, by ``RequestData.capacity_id`` (None: rank afresh), which the ranking empties or
+    replaces when anything else its keys depend on changes."""
 
     def __init__(self, key: DeviceKey) -> None:
         self.key = key
         self._cache: dict[int, list[Any]] = {}
+        self._orders: Callable[[Search, RequestData], dict[Any, list[Any]] | None] | None = getattr(
+            key, "orders", None
+        )
 
     def __call__(self, search: Search, data: RequestData) -> list[Any]:
         found = self._cache.get(id(data))
@@ -203,6 +210,17 @@ class Ordering:
         if _distinct(search, data):
             self._cache[id(data)] = search.view.pools
             return search.view.pools
+        kept = self._orders(search, data) if self._orders is not None else None
+        if kept is not None:
+            found = kept.get(data.capacity_id)
+            if found is None:
+                found = kept[data.capacity_id] = self._rank(search, data)
+        else:
+            found = self._rank(search, data)
+        self._cache[id(data)] = found
+        return found
+
+    def _rank(self, search: Search, data: RequestData) -> list[Any]:
         key = self.key
         skipped: list[Any] = []
         ranked: list[tuple[Any, int, DevicePool]] = []
@@ -214,9 +232,7 @@ class Ordering:
                 rank = key(DeviceCandidate(search, data, device))
                 ranked.append((rank, len(ranked), DevicePool(pool, device)))
         ranked.sort(key=lambda r: (r[0], r[1]))
-        order = skipped + [r[2] for r in ranked]
-        self._cache[id(data)] = order
-        return order
+        return skipped + [r[2] for r in ranked]
 
 
 def _distinct(search: Search, data: RequestData) -> bool:

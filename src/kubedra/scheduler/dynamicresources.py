@@ -503,10 +503,9 @@ class DynamicResources:
                 return outcome
         self.allocate_calls += 1
         outcome = allocator.allocate(node.info, prepared)
-        reusable = outcome.allocations is None or not any(
-            r.get("shareID") for a in outcome.allocations for r in _results(a)
-        )
-        if reusable and (outcome.error is None or outcome.node_local):
+        # Allocations of shares are kept too: their shareIDs stay unique, because taking an
+        # allocation (Reserve) changes the node's pools, which drops it from the memo.
+        if outcome.error is None or outcome.node_local:
             pools = allocator.inventory.node_view(node.info).pool_keys
             memo[node.info.key] = (state.clock, outcome, pools)
         return outcome

@@ -59,6 +59,8 @@ from kubedra.scheduler.status import (
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 SCHEDULER_NAME = "default-scheduler"
+MAX_SHAPE_TABLES = 64
+"""Pod shapes whose cached evaluations are kept (the least recently used go first)."""
 KEEP_SCORES = 3
 """How many of the best-scored nodes a Decision keeps the per-plugin scores of (upstream's
 numberOfHighestScoredNodesToReport), plus the chosen one."""
@@ -97,6 +99,8 @@ class SchedulerConfig:
 
 DEVICE_UTILIZATION = "DRADeviceUtilization"
 """Name of the opt-in node score plugin over devices (kubedra's, not upstream's)."""
+NO_SCORES = (0, 0, 0, 0, 0, 0)
+"""The default plugins' raw scores where a placement policy's replace them."""
 POLICY_SCORE_DIGITS = 6
 """Decimals a placement policy's score keeps in ``Decision.scores``."""
 
@@ -658,7 +662,9 @@ class Scheduler:
     def _table(self, cycle: PodCycle, nodes: list[NodeState]) -> ShapeTable | None:
         if cycle.shape is None:
             return None
-        table = self._tables.get(cycle.shape)
+        # Least recently used tables go first: a workload's popular shapes keep theirs while
+        # rare ones come and go (dropping them all at once re-filtered every node).
+        table = self._tables.pop(cycle.shape, None)
         allocator = self.dra.allocator
         pool_log = allocator.state.changes if allocator is not None else []
         if (
@@ -666,8 +672,8 @@ class Scheduler:
             or table.order_version != self.nodes.order_version
             or table.epoch != self.dra.epoch
         ):
-            if len(self._tables) > 64:
-                self._tables.clear()
+            while len(self._tables) >= MAX_SHAPE_TABLES:
+                del self._tables[next(iter(self._tables))]
             table = ShapeTable(
                 [n.name for n in nodes],
                 self.nodes.order_version,
@@ -675,9 +681,9 @@ class Scheduler:
                 len(pool_log),
                 self.dra.epoch,
             )
-            self._tables[cycle.shape] = table
         else:
             table.replay(self.nodes.log, pool_log)
+        self._tables[cycle.shape] = table
         return table
 
     def _first_fit(
@@ -789,7 +795,10 @@ class Scheduler:
         return Evaluation(None, raws, allocations, pools, policy)
 
     def _raw_scores(self, cycle: PodCycle, node: NodeState) -> tuple[int, ...]:
-        """Score of each plugin before NormalizeScore, in SCORE_ORDER."""
+        """Score of each plugin before NormalizeScore, in SCORE_ORDER (all 0 when a placement
+        policy's score replaces them)."""
+        if self._scorer is not None and self._scorer.replaces_defaults:
+            return NO_SCORES
         req_cpu = cycle.requests.get(CPU, 0)
         req_memory = cycle.requests.get(MEMORY, 0)
         return (
@@ -884,14 +893,17 @@ class Scheduler:
             return self._select_simple(cycle, feasible, evals, decision)
         per_plugin = self.score_nodes(cycle, evals, feasible)
         columns = list(per_plugin.values())
-        totals = [sum(row) for row in zip(*columns, strict=True)]
+        if len(columns) == 1:  # a placement policy's score alone (every feasible node)
+            totals = list(columns[0])
+        else:
+            totals = [sum(row) for row in zip(*columns, strict=True)]
         best = max(totals)
-        tied = [n for n, t in zip(feasible, totals, strict=True) if t == best]
-        chosen = tied[0] if self._rng is None else self._rng.choice(tied)
-        if len(tied) > 1:
-            decision.tied = [n.name for n in tied]
-        ranked = sorted(range(len(feasible)), key=lambda i: -totals[i])[:KEEP_SCORES]
-        chosen_index = next(i for i, n in enumerate(feasible) if n is chosen)
+        tied_at = [i for i, t in enumerate(totals) if t == best]
+        chosen_index = tied_at[0] if self._rng is None else self._rng.choice(tied_at)
+        chosen = feasible[chosen_index]
+        if len(tied_at) > 1:
+            decision.tied = [feasible[i].name for i in tied_at]
+        ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
         if chosen_index not in ranked:
             ranked.append(chosen_index)
         decision.scores = {

@@ -29,7 +29,7 @@ from kubedra.allocator.engine import Allocator
 from kubedra.allocator.inventory import DeviceInfo
 from kubedra.allocator.policy import DeviceKey
 from kubedra.scheduler.nodeinfo import NodeList, NodeState
-from kubedra.scheduler.policies.devicestate import AmountParser, NodeDevices, static_fit
+from kubedra.scheduler.policies.devicestate import AmountParser, NodeDevices, StaticFits
 from kubedra.scheduler.policies.workload import DEFAULT_COVERAGE, TaskShape, Workload
 from kubedra.scheduler.resources import CPU, MEMORY
 
@@ -123,7 +123,7 @@ class NodeView:
         self.context = context
         self.pod = pod
         self.node = node
-        self.allocations = allocations or []
+        self.allocations = allocations if allocations is not None else []
         self._devices: list[DeviceView] | None = None
 
     @property
@@ -159,7 +159,7 @@ class NodeView:
         """The devices of the node's pools (see ``DeviceView``)."""
         if self._devices is None:
             before, after = self.context.node_devices(self.node, self.results)
-            features = self.context.features
+            fits = self.context.static_fits()
             options = [o for slot in self.pod.requests for o in slot]
             self._devices = [
                 DeviceView(
@@ -167,7 +167,7 @@ class NodeView:
                     before.free(d),
                     after.free(d),
                     d.key in after.taken,
-                    any(static_fit(o, d, features) is not None for o in options),
+                    any(fits.fit(o, d) is not None for o in options),
                 )
                 for d in before.devices
             ]
@@ -276,17 +276,36 @@ class PolicyContext:
             self._workload = Workload.from_store(self.store, self.coverage)
         return self._workload
 
+    def static_fits(self) -> StaticFits:
+        """Which requests could ever use which devices, for the current allocator."""
+        allocator = self.allocator()
+        found = self.cache.get("static-fits")
+        if found is None or found[0] is not allocator:
+            found = self.cache["static-fits"] = (allocator, StaticFits(allocator.features))
+        return found[1]
+
     def node_devices(
         self, node: NodeState, results: Iterable[Mapping[str, Any]] = ()
     ) -> tuple[NodeDevices, NodeDevices]:
-        """The node's devices now and once ``results`` are added."""
+        """The node's devices now (remembered until its pools change) and once ``results``
+        are added."""
         allocator = self.allocator()
         view = allocator.inventory.node_view(node.info)
-        before = NodeDevices(view, allocator.state, allocator.features)
+        versions = tuple(allocator.state.pool_version.get(key, 0) for key in view.pool_keys)
+        nodes: dict[str, Any] = self.cache.setdefault("node-devices", {})
+        found = nodes.get(node.name)
+        if found is not None and found[0] is allocator and found[1] == versions:
+            before: NodeDevices = found[2]
+        else:
+            before = NodeDevices(view, allocator.state, allocator.features)
+            nodes[node.name] = (allocator, versions, before)
         results = list(results)
         if not results:
             return before, before
-        after = NodeDevices(view, allocator.state, allocator.features, results, self.amounts)
+        if before.counters:
+            after = NodeDevices(view, allocator.state, allocator.features, results, self.amounts)
+        else:
+            after = NodeDevices.with_results(before, results, self.amounts)
         return before, after
 
 

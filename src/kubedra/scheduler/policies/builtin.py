@@ -20,7 +20,6 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from kubedra.allocator.capacity import Consumption, static_consumption
 from kubedra.allocator.policy import (
     DeviceCandidate,
     DeviceKey,
@@ -37,8 +36,7 @@ from kubedra.scheduler.policies.base import (
     PolicyContext,
     Registry,
 )
-from kubedra.scheduler.policies.devicestate import NodeDevices, shares
-from kubedra.scheduler.policies.fragmentation import Fragmentation
+from kubedra.scheduler.policies.fragmentation import Fragmentation, NodeClasses
 from kubedra.scheduler.policies.workload import pod_claim_specs
 from kubedra.scheduler.resources import CPU
 
@@ -242,12 +240,13 @@ class FgdModel:
         self._measure: Fragmentation | None = None
 
     def measure(self) -> Fragmentation | None:
-        allocator = self.context.allocator()
+        # Scoring and Filter run after PreFilter built the allocator: its attribute is current.
+        allocator = self.context.dra.allocator or self.context.allocator()
         if self._measure is None or self._measure.allocator is not allocator:
             workload = self.context.workload()
             if workload is None:
                 return None
-            self._measure = Fragmentation(workload, allocator)
+            self._measure = Fragmentation(workload, allocator, self.context.static_fits())
         return self._measure
 
 
@@ -272,15 +271,22 @@ class FgdScore(NodeScorer):
         measure = self.model.measure()
         if measure is None:
             return 0.0
-        before, after = self.context.node_devices(node.node, node.results)
-        growth = measure.measure(
-            measure.fragments(measure.classes(after)),
-            node.cpu_free - pod.cpu,
-            node.memory_free - pod.memory,
-        ) - measure.measure(
-            measure.fragments(measure.classes(before)), node.cpu_free, node.memory_free
-        )
-        return -growth
+        allocator = measure.allocator
+        view = allocator.inventory.node_view(node.node.info)
+        classes = measure.node(node.name, view, allocator.state)
+        cpu, memory = node.cpu_free, node.memory_free
+        now = classes.measured.get((cpu, memory))
+        if now is None:  # the node as it is: the same for every pod scored on it
+            now = measure.measure(measure.fragments(classes.counts), cpu, memory)
+            classes.measured[(cpu, memory)] = now
+        allocations = node.allocations
+        kept = classes.after.get(id(allocations))
+        if kept is not None and kept[0] is allocations:
+            after = kept[1]
+        else:
+            after = measure.after(classes, node.results, self.context.amounts)
+            classes.after[id(allocations)] = (allocations, after)
+        return now - measure.measure(after, cpu - pod.cpu, memory - pod.memory)
 
 
 class FgdDevices:
@@ -290,31 +296,39 @@ class FgdDevices:
     def __init__(self, context: PolicyContext) -> None:
         self.model = _fgd_model(context)
         self._search: Any = None
-        self._base: tuple[NodeDevices, Counter[int]] | None = None
+        self._node: NodeClasses | None = None
 
     def __call__(self, candidate: DeviceCandidate) -> Any:
         measure = self.model.measure()
         if measure is None:
             return 0.0
-        search = candidate.search
-        if self._search is not search or self._base is None:
-            devices = NodeDevices(search.view, search.state, search.features)
-            self._search = search
-            self._base = (devices, measure.classes(devices))
-        devices, classes = self._base
-        device = candidate.device
-        profile = measure.profile(device)
-        if profile < 0:
-            return measure.devices_measure(measure.fragments(classes))
-        consumption: Consumption = ()
-        if shares(device, search.features):
-            consumption = static_consumption(device, candidate.request.capacity) or ()
-        before = measure.device_class(devices, device, profile)
-        after = measure.device_class(devices.taking(device, consumption), device, profile)
-        changed = Counter(classes)
-        changed[before] -= 1
-        changed[after] += 1
-        return measure.devices_measure(measure.fragments(changed))
+        return measure.taking(
+            self._at(candidate.search, measure), candidate.device, candidate.request
+        )
+
+    def orders(self, search: Any, data: Any) -> dict[Any, list[Any]] | None:
+        """Orders kept per node state (allocator.policy.Ordering): the keys depend on the
+        node's devices and the request's capacity request only. On a node whose devices are
+        all alike (one class, every pool usable) every key is equal: pool order."""
+        measure = self.model.measure()
+        if measure is None:
+            return None
+        node = self._at(search, measure)
+        if (
+            data.capacity_id not in node.orders
+            and len(node.counts) == 1
+            and len(node.classes) == len(node.devices.devices)
+            and not any(p.incomplete or p.invalid for p in search.view.pools)
+        ):
+            node.orders[data.capacity_id] = search.view.pools
+        return node.orders
+
+    def _at(self, search: Any, measure: Fragmentation) -> NodeClasses:
+        node = self._node
+        if search is not self._search or node is None:
+            node = measure.node(search.node.name, search.view, search.state)
+            self._search, self._node = search, node
+        return node
 
 
 # --- the registry -------------------------------------------------------------------------------

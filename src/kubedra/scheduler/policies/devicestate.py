@@ -20,6 +20,7 @@ Rules, following the allocator (``kubedra.allocator.search``):
 
 from __future__ import annotations
 
+import json
 from collections import ChainMap
 from collections.abc import Container, Iterable, Mapping
 from typing import Any
@@ -65,6 +66,46 @@ def static_fit(data: RequestData, device: DeviceInfo, features: Features) -> Con
     return consumption
 
 
+class StaticFits:
+    """``static_fit`` remembered per device content and request: devices published alike
+    (everything but the name; selectors see only the driver, attributes and capacity, taint
+    rules add taints) answer alike, and a cluster has few kinds of device. One per allocator
+    inventory (a rebuilt inventory may publish other devices under the same keys)."""
+
+    def __init__(self, features: Features) -> None:
+        self.features = features
+        self._content: dict[str, int] = {}
+        self._contents: dict[tuple[str, str, str], int] = {}
+        self._fits: dict[tuple[int, Any], Consumption | None] = {}
+
+    def content(self, device: DeviceInfo) -> int:
+        """The number of the device's published content (equal for devices alike)."""
+        found = self._content.get(device.key)
+        if found is None:
+            published = json.dumps(
+                {k: v for k, v in device.raw.items() if k != "name"}, sort_keys=True, default=str
+            )
+            key = (device.driver, published, repr(device.taints))
+            found = self._contents.setdefault(key, len(self._contents))
+            self._content[device.key] = found
+        return found
+
+    def fit(self, data: RequestData, device: DeviceInfo) -> Consumption | None:
+        """``static_fit(data, device)``, remembered."""
+        key = (self.content(device), request_signature(data))
+        if key in self._fits:
+            return self._fits[key]
+        found = self._fits[key] = static_fit(data, device, self.features)
+        return found
+
+
+def request_signature(data: RequestData) -> Any:
+    """What ``static_fit`` reads of a request, hashable."""
+    chain = data.chain.chain_id if isinstance(data.chain, SelectorChain) else None
+    tolerations = tuple(tuple(sorted(t.items())) for t in data.tolerations)
+    return (data.error is None, chain, data.capacity_id, tolerations)
+
+
 class AmountParser:
     """Parsed ``consumedCapacity`` quantities of allocation results, per policy run (the
     same few strings repeat in every result)."""
@@ -85,7 +126,7 @@ class NodeDevices:
     """The devices of one node's pools with their allocated state, optionally once allocation
     ``results`` (v1 ``DeviceRequestAllocationResult`` dicts) are added."""
 
-    __slots__ = ("_counters", "devices", "features", "in_use", "shared", "taken")
+    __slots__ = ("_counters", "devices", "features", "in_use", "shared", "state", "taken")
 
     def __init__(
         self,
@@ -96,6 +137,7 @@ class NodeDevices:
         amounts: AmountParser | None = None,
     ) -> None:
         self.features = features
+        self.state = state
         devices: list[DeviceInfo] = []
         for pool in view.pools:
             if pool.incomplete or pool.invalid:
@@ -109,38 +151,24 @@ class NodeDevices:
         self.shared: Mapping[str, Mapping[str, Number]] = state.shared
         self.taken: set[str] = set()
         """Keys of the devices ``results`` allocate."""
-        new_in_use: set[str] = set()
-        new_shared: dict[str, dict[str, Number]] = {}
-        parse_amount = amounts or AmountParser()
-        for result in results:
-            if result.get("adminAccess"):
-                continue
-            key = f"{result.get('driver') or ''}/{result.get('pool') or ''}/{result.get('device')}"
-            self.taken.add(key)
-            if features.consumable_capacity and result.get("shareID"):
-                totals = new_shared.setdefault(key, dict(state.shared.get(key) or {}))
-                for name, value in (result.get("consumedCapacity") or {}).items():
-                    amount = parse_amount(value, f"consumedCapacity[{name}] of device {key}")
-                    totals[name] = totals.get(name, 0) + amount
-            else:
-                new_in_use.add(key)
-        # Overlays, not copies: the cluster's allocated state is far larger than one node.
-        if new_in_use:
-            self.in_use = _Union(state.in_use, new_in_use)
-        if new_shared:
-            self.shared = ChainMap(new_shared, state.shared)  # type: ignore[arg-type]
+        new_in_use, new_shared = self._apply(results, amounts or AmountParser())
         self._counters = _Counters(view, state, features, devices, new_in_use, new_shared)
+
+    @classmethod
+    def with_results(
+        cls, base: NodeDevices, results: Iterable[Mapping[str, Any]], amounts: AmountParser
+    ) -> NodeDevices:
+        """``base`` once ``results`` are added, keeping its counters (for nodes whose devices
+        consume none)."""
+        other = base._copy()
+        other._apply(results, amounts)
+        return other
 
     def taking(self, device: DeviceInfo, consumption: Consumption) -> NodeDevices:
         """This state once ``device`` is taken (whole, or a share consuming ``consumption``);
         the counters it withdraws from other devices are not followed."""
-        other = object.__new__(NodeDevices)
-        other.features = self.features
-        other.devices = self.devices
-        other.taken = {*self.taken, device.key}
-        other._counters = self._counters
-        other.in_use = self.in_use
-        other.shared = self.shared
+        other = self._copy()
+        other.taken.add(device.key)
         if shares(device, self.features):
             totals = dict(self.shared.get(device.key) or {})
             for name, amount, _ in consumption:
@@ -149,6 +177,49 @@ class NodeDevices:
         else:
             other.in_use = _Union(self.in_use, {device.key})
         return other
+
+    def _copy(self) -> NodeDevices:
+        other = object.__new__(NodeDevices)
+        other.features = self.features
+        other.state = self.state
+        other.devices = self.devices
+        other.in_use = self.in_use
+        other.shared = self.shared
+        other.taken = set(self.taken)
+        other._counters = self._counters
+        return other
+
+    def _apply(
+        self, results: Iterable[Mapping[str, Any]], amounts: AmountParser
+    ) -> tuple[set[str], dict[str, dict[str, Number]]]:
+        """Add ``results`` as overlays (the cluster's allocated state is far larger than one
+        node's: it is never copied); returns the devices taken whole and the new shares."""
+        new_in_use: set[str] = set()
+        new_shared: dict[str, dict[str, Number]] = {}
+        for result in results:
+            if result.get("adminAccess"):
+                continue
+            key = f"{result.get('driver') or ''}/{result.get('pool') or ''}/{result.get('device')}"
+            self.taken.add(key)
+            if self.features.consumable_capacity and result.get("shareID"):
+                totals = new_shared.get(key)
+                if totals is None:
+                    totals = new_shared[key] = dict(self.shared.get(key) or {})
+                for name, value in (result.get("consumedCapacity") or {}).items():
+                    amount = amounts(value, f"consumedCapacity[{name}] of device {key}")
+                    totals[name] = totals.get(name, 0) + amount
+            else:
+                new_in_use.add(key)
+        if new_in_use:
+            self.in_use = _Union(self.in_use, new_in_use)
+        if new_shared:
+            self.shared = ChainMap(new_shared, self.shared)  # type: ignore[arg-type]
+        return new_in_use, new_shared
+
+    @property
+    def counters(self) -> bool:
+        """Whether some device consumes counters (then taking one affects others)."""
+        return self._counters.any
 
     def counters_ok(self, device: DeviceInfo) -> bool:
         """Whether the counters ``device`` consumes are still available."""
@@ -228,7 +299,7 @@ class _Counters:
     """Counter availability per pool (partitionable devices), with the counters of newly
     taken devices subtracted."""
 
-    __slots__ = ("_available", "_partitionable", "_pools")
+    __slots__ = ("_available", "_partitionable", "_pools", "any")
 
     def __init__(
         self,
@@ -242,7 +313,8 @@ class _Counters:
         self._partitionable = features.partitionable_devices
         self._pools = view.pool_by_key
         self._available: dict[tuple[str, str], tuple[dict[tuple[str, str], Number], bool]] = {}
-        if not any(d.counter_use for d in devices):
+        self.any = any(d.counter_use for d in devices)
+        if not self.any:
             return
         for pool in view.pools:
             if not pool.counter_sets:
