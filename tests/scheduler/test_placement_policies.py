@@ -513,3 +513,85 @@ def test_workload_keeps_the_popular_shapes_and_renormalises() -> None:
 def test_bad_workloads_are_refused(counts: Any, coverage: float, message: str) -> None:
     with pytest.raises(WorkloadError, match=message):
         Workload(counts, coverage)
+
+
+# --- devices allocated whole, partitions, device rankings -----------------------------------------
+
+
+def _exclusive(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same cluster with GPUs that are allocated whole (no allowMultipleAllocations)."""
+    for obj in objects:
+        if obj["kind"] == "ResourceSlice":
+            for device in obj["spec"]["devices"]:
+                device.pop("allowMultipleAllocations")
+    return objects
+
+
+def test_fgd_on_gpus_allocated_whole() -> None:
+    """GPUs without shares: a has two, one taken by a filler; b two free. Every task of the
+    workload wants two GPUs. The pod wants one: on a it takes the GPU no task can use
+    (fragmentation 1 -> 0, score 1); on b it leaves one GPU that no task can use (0 -> 1,
+    score -1). FGD takes a; the default profile the less loaded b."""
+    objects = _exclusive(
+        _cluster(
+            gpu_node("a", 2),
+            gpu_node("b", 2),
+            gpu_pod("fill", ONE_GPU, node="a"),
+            gpu_pod("pod", ONE_GPU),
+        )
+    )
+    sim = run(objects, "fgd", shapes((claim_spec(count=2), 1.0)))
+    assert placement(sim, "pod") == ("a", ["gpu-1"])
+    assert scores(sim, "pod") == {"a": {"FGDScore": 1}, "b": {"FGDScore": -1}}
+    assert placement(run(objects), "pod")[0] == "b"
+
+
+def test_policies_over_partitionable_devices_keep_upstream_rules() -> None:
+    from kubedra.planning.validate import revalidate
+
+    # One GPU in two halves (shared counters): its whole and its halves are devices.
+    objects = _cluster(gpu_node("a", 0))
+    pool = {"name": "a-parts", "generation": 1, "resourceSliceCount": 2}
+    slice_ = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice"}
+    counters = [{"name": "gpu-0", "counters": {"mem": {"value": "2"}}}]
+    devices = [
+        {
+            "name": name,
+            "attributes": {"index": {"int": 0}, "model": {"string": "A100"}},
+            "consumesCounters": [{"counterSet": "gpu-0", "counters": {"mem": {"value": amount}}}],
+        }
+        for name, amount in (("whole", "2"), ("half-0", "1"), ("half-1", "1"))
+    ]
+    spec = {"driver": "gpu.example.com", "nodeName": "a", "pool": pool}
+    objects.append(
+        slice_ | {"metadata": {"name": "a-counters"}, "spec": spec | {"sharedCounters": counters}}
+    )
+    objects.append(slice_ | {"metadata": {"name": "a-parts"}, "spec": spec | {"devices": devices}})
+    objects += gpu_pod("p0", ONE_GPU) + gpu_pod("p1", ONE_GPU) + gpu_pod("p2", ONE_GPU)
+    for policy in ("fgd", "best-fit", "gpu-packing", "random"):
+        sim = run(objects, policy, shapes((ONE_GPU, 1.0)))
+        placed = {p: placement(sim, p) for p in ("p0", "p1", "p2")}
+        assert sorted(d for _, ds in placed.values() for d in ds) in (
+            ["half-0", "half-1"],
+            ["whole"],
+        ), (policy, placed)
+        assert revalidate(sim.objects()) == [], policy
+
+
+def test_a_device_ranking_of_ones_own_sees_free_and_left_shares() -> None:
+    """gpu-0 free, gpu-1 0.4 left, gpu-2 0.8 left: ranking by the share left once taken
+    tries gpu-1 (0.1 left) first, by the share free now gpu-1 too (0.4), by minus it gpu-0."""
+    objects = _cluster(
+        gpu_node("a", 3),
+        gpu_pod("fill-1", claim_spec(milli=600, selector=on_index(1))),
+        gpu_pod("fill-2", claim_spec(milli=200, selector=on_index(2))),
+        gpu_pod("pod", SHARE_300),
+    )
+    for key, device in (
+        (lambda c: c.left, "gpu-1"),
+        (lambda c: c.free, "gpu-1"),
+        (lambda c: -c.free, "gpu-0"),
+        (lambda c: -c.left, "gpu-0"),
+    ):
+        policy = Policy("ranked", "test", devices=lambda context, key=key: key)
+        assert placement(run(objects, policy), "pod") == ("a", [device])
