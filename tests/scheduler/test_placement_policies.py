@@ -595,3 +595,12 @@ def test_a_device_ranking_of_ones_own_sees_free_and_left_shares() -> None:
     ):
         policy = Policy("ranked", "test", devices=lambda context, key=key: key)
         assert placement(run(objects, policy), "pod") == ("a", [device])
+
+
+def test_a_hostile_policy_name_is_reported_not_raised(tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(_user_cluster()))
+    for flag in ("--policy", "--device-policy", "--node-score"):
+        result = invoke("simulate", str(path), flag, "[/x]")
+        assert result.exit_code == 1, (flag, result.output)
+        assert "'[/x]'" in result.output, flag

@@ -161,7 +161,7 @@ def simulate(
     try:
         factory = scheduler_factory(device_policy, node_score, placement)
     except (ValueError, PlanInputError) as error:
-        err.print(f"error: {error}")
+        err.print(f"error: {error}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     sim = Simulation(
         namespace=namespace or "default",
