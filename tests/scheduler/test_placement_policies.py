@@ -604,3 +604,11 @@ def test_a_hostile_policy_name_is_reported_not_raised(tmp_path: Path) -> None:
         result = invoke("simulate", str(path), flag, "[/x]")
         assert result.exit_code == 1, (flag, result.output)
         assert "'[/x]'" in result.output, flag
+
+
+def test_a_malformed_task_shape_names_the_shape() -> None:
+    objects = _cluster(gpu_node("a", 1), gpu_pod("pod", SHARE_300))
+    bad = claim_spec(milli=300)
+    bad["devices"]["requests"][0]["exactly"]["capacity"]["requests"]["milli"] = "lots"
+    with pytest.raises(WorkloadError, match=r"task shape 0 .*lots"):
+        run(objects, "fgd", shapes((bad, 1.0)))

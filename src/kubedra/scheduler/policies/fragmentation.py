@@ -46,7 +46,7 @@ from kubedra.scheduler.policies.devicestate import (
     Token,
     shares,
 )
-from kubedra.scheduler.policies.workload import Workload
+from kubedra.scheduler.policies.workload import Workload, WorkloadError
 
 MAX_REMEMBERED = 200_000
 """Device multisets remembered before the memo starts over (bounds memory on long runs)."""
@@ -99,7 +99,10 @@ class Fragmentation:
                 {"metadata": {"name": f"shape-{index}-{i}", "namespace": ""}, "spec": spec}
                 for i, spec in enumerate(shape.specs)
             ]
-            prepared = allocator.prepare(claims) if claims else []
+            try:
+                prepared = allocator.prepare(claims) if claims else []
+            except ValueError as err:  # InputError, QuantityError: a shape given by hand
+                raise WorkloadError(f"task shape {index} ({shape}): {err}") from None
             groups: list[int] = []
             for claim in prepared:
                 for slot in claim.slots:
