@@ -97,8 +97,6 @@ class SchedulerConfig:
     replacing the placement policy's; opt-in."""
 
 
-DEVICE_UTILIZATION = "DRADeviceUtilization"
-"""Name of the opt-in node score plugin over devices (kubedra's, not upstream's)."""
 NO_SCORES = (0, 0, 0, 0, 0, 0)
 """The default plugins' raw scores where a placement policy's replace them."""
 POLICY_SCORE_DIGITS = 6
