@@ -612,3 +612,24 @@ def test_a_malformed_task_shape_names_the_shape() -> None:
     bad["devices"]["requests"][0]["exactly"]["capacity"]["requests"]["milli"] = "lots"
     with pytest.raises(WorkloadError, match=r"task shape 0 .*lots"):
         run(objects, "fgd", shapes((bad, 1.0)))
+
+
+def test_workload_from_manifests_finds_templates_among_them() -> None:
+    objects = [
+        *gpu_pod("a", SHARE_300, cpu="2"),
+        *gpu_pod("b", ONE_GPU),
+        *gpu_pod("c", None, cpu="4"),
+        *gpu_pod("d", ONE_GPU),
+    ]
+    # d's template is named like d: drop it and point d at b's.
+    objects = [o for o in objects if o["metadata"]["name"] != "d" or o["kind"] == "Pod"]
+    objects[-1]["spec"]["resourceClaims"][0]["resourceClaimTemplateName"] = "b"
+    workload = Workload.from_objects(objects, coverage=1.0)
+    assert workload == Workload.of(
+        [
+            TaskShape.of(2000, 0, [SHARE_300]),
+            TaskShape.of(1000, 0, [ONE_GPU]),
+            TaskShape.of(4000),
+            TaskShape.of(1000, 0, [ONE_GPU]),
+        ]
+    )

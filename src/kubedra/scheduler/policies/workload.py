@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,31 +74,54 @@ def canonical(spec: Mapping[str, Any]) -> str:
     return json.dumps({"devices": defaulted["spec"].get("devices") or {}}, sort_keys=True)
 
 
-def pod_claim_specs(pod: Mapping[str, Any], store: Store) -> list[dict[str, Any]] | None:
-    """The specs of the claims a pod refers to (templates' specs for template references);
-    None when a referenced claim or template is missing."""
+Lookup = Callable[[str, str, "str | None"], "Mapping[str, Any] | None"]
+"""Finds an object by kind, name and namespace (``Store.get``, or ``ObjectIndex.get``)."""
+
+
+class ObjectIndex:
+    """Objects given as manifests (not in a store), found by kind, name and namespace (an
+    object without a namespace is in ``default``)."""
+
+    def __init__(self, objects: Iterable[Mapping[str, Any]]) -> None:
+        self._objects: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+        for obj in objects:
+            meta = obj.get("metadata") or {}
+            key = (str(obj.get("kind")), str(meta.get("name")), meta.get("namespace") or "default")
+            self._objects[key] = obj
+
+    def get(self, kind: str, name: str, namespace: str | None) -> Mapping[str, Any] | None:
+        return self._objects.get((kind, name, namespace or "default"))
+
+
+def pod_claim_specs(pod: Mapping[str, Any], lookup: Store | Lookup) -> list[dict[str, Any]] | None:
+    """The specs of the claims a pod refers to (templates' specs for template references),
+    found with ``lookup`` (a Store or a function like ``Store.get``); None when a referenced
+    claim or template is missing."""
+    get = lookup.get if isinstance(lookup, Store) else lookup
     namespace = (pod.get("metadata") or {}).get("namespace")
     specs: list[dict[str, Any]] = []
     for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
         if entry.get("resourceClaimTemplateName"):
-            template = store.get(
+            template = get(
                 "ResourceClaimTemplate", str(entry["resourceClaimTemplateName"]), namespace
             )
             if template is None:
                 return None
             specs.append(dict((template.get("spec") or {}).get("spec") or {}))
         elif entry.get("resourceClaimName"):
-            claim = store.get("ResourceClaim", str(entry["resourceClaimName"]), namespace)
+            claim = get("ResourceClaim", str(entry["resourceClaimName"]), namespace)
             if claim is None:
                 return None
             specs.append(dict(claim.get("spec") or {}))
     return specs
 
 
-def shape_of(pod: Mapping[str, Any], store: Store, q: QuantityCache | None = None) -> TaskShape:
-    """The shape of a pod in ``store`` (claims it refers to that are missing count as none)."""
+def shape_of(
+    pod: Mapping[str, Any], lookup: Store | Lookup, q: QuantityCache | None = None
+) -> TaskShape:
+    """The shape of a pod (claims it refers to that ``lookup`` cannot find count as none)."""
     requests = pod_requests(pod, q or QuantityCache())
-    specs = pod_claim_specs(pod, store) or []
+    specs = pod_claim_specs(pod, lookup) or []
     return TaskShape.of(requests.get(CPU, 0), requests.get(MEMORY, 0), specs)
 
 
@@ -144,11 +167,24 @@ class Workload:
 
     @classmethod
     def from_pods(
-        cls, pods: Iterable[Mapping[str, Any]], store: Store, coverage: float = DEFAULT_COVERAGE
+        cls,
+        pods: Iterable[Mapping[str, Any]],
+        lookup: Store | Lookup,
+        coverage: float = DEFAULT_COVERAGE,
     ) -> Workload:
-        """The shapes of ``pods`` (their claims and templates looked up in ``store``)."""
+        """The shapes of ``pods`` (their claims and templates found with ``lookup``)."""
         q = QuantityCache()
-        return cls(Counter(shape_of(pod, store, q) for pod in pods), coverage)
+        return cls(Counter(shape_of(pod, lookup, q) for pod in pods), coverage)
+
+    @classmethod
+    def from_objects(
+        cls, objects: Iterable[Mapping[str, Any]], coverage: float = DEFAULT_COVERAGE
+    ) -> Workload:
+        """The shapes of the Pods among manifests (e.g. a trace's), their claims and claim
+        templates found among the same manifests."""
+        items = list(objects)
+        index = ObjectIndex(items)
+        return cls.from_pods([o for o in items if o.get("kind") == "Pod"], index.get, coverage)
 
     @classmethod
     def from_store(cls, store: Store, coverage: float = DEFAULT_COVERAGE) -> Workload | None:
