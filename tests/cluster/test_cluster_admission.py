@@ -12,8 +12,8 @@ from cluster_builders import node
 
 from kubedra.cluster.admission import AdmissionConfig
 from kubedra.cluster.simulation import Simulation
-from kubedra.scheduler import new_simulation
 from kubedra.cluster.store import StoreError
+from kubedra.scheduler import new_simulation
 
 
 def priority_class(

@@ -272,3 +272,34 @@ def test_alibaba_trace(tmp_path: Path) -> None:
         "share-b": ("node-b", "gpu-0", {"gpu_milli": "400", "memory": "0"}),
         "share-c": ("node-b", "gpu-1", {"gpu_milli": "500", "memory": "0"}),
     }
+
+
+def test_placement_policies() -> None:
+    from kubedra.planning.cluster import simulate
+
+    loaded = load_paths([EXAMPLES / "placement-policies"])
+    assert loaded.errors == []
+    objects = [o.wire for o in loaded.objects]
+
+    def nodes(policy: str | None) -> dict[str, str | None]:
+        sim = simulate(objects, policy=policy)
+        return {p["metadata"]["name"]: p["spec"].get("nodeName") for p in sim.store.list("Pod")}
+
+    # Packing puts the notebook's 0.2 beside inference-a (0.1 left on worker-1), then three
+    # 0.3 shares fill worker-2 to 0.1: the tuning job's 0.2 fits nowhere.
+    for policy in ("best-fit", "gpu-packing", "dot-product"):
+        placed = nodes(policy)
+        assert placed["notebook"] == "worker-1", policy
+        assert placed["tuning"] is None, policy
+    # FGD keeps worker-1's 0.3 for a 0.3 share (inference-b) and the tuning job fits on
+    # worker-2 (0.2 left); the default profile spreads by cpu and happens to do the same.
+    expected = {
+        "inference-a": "worker-1",
+        "notebook": "worker-2",
+        "inference-b": "worker-1",
+        "inference-c": "worker-2",
+        "inference-d": "worker-2",
+        "tuning": "worker-2",
+    }
+    assert nodes("fgd") == expected
+    assert nodes(None) == expected

@@ -77,7 +77,8 @@ class DeviceResult:
         self.consumed = consumed
 
 
-def _taint_blocks(device: DeviceInfo, tolerations: list[dict[str, Any]]) -> bool:
+def taint_blocks(device: DeviceInfo, tolerations: list[dict[str, Any]]) -> bool:
+    """Whether a NoSchedule/NoExecute taint of ``device`` is not tolerated."""
     for taint in device.taints:
         effect = taint.get("effect")
         if effect not in ("NoSchedule", "NoExecute"):
@@ -265,7 +266,8 @@ class Search:
                 raise AllocationError(str(ok))
         return True
 
-    def _consumption(self, data: RequestData, device: DeviceInfo) -> Consumption | None:
+    def consumption(self, data: RequestData, device: DeviceInfo) -> Consumption | None:
+        """What ``data`` consumes of ``device`` (None: its request policy refuses it), cached."""
         key = -data.capacity_id - 1
         cache = device.match_cache
         if key in cache:
@@ -275,7 +277,7 @@ class Search:
         return found
 
     def _capacity_fits(self, data: RequestData, device: DeviceInfo) -> bool:
-        consumption = self._consumption(data, device)
+        consumption = self.consumption(data, device)
         if consumption is None:
             return False
         shared = self.state.shared.get(device.key)
@@ -489,10 +491,10 @@ class Search:
                     limit = available.get(k)
                     if limit is not None and limit < total:
                         return False
-        if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+        if features.device_taints and device.taints and taint_blocks(device, data.tolerations):
             return False
         if features.consumable_capacity:
-            consumption = self._consumption(data, device)
+            consumption = self.consumption(data, device)
             if consumption is None:
                 return False
             shared = state.shared.get(key)
@@ -563,7 +565,7 @@ class Search:
             if counted:
                 self._release_counters(device)
 
-        if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+        if features.device_taints and device.taints and taint_blocks(device, data.tolerations):
             rollback()
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "taint not tolerated", key)
@@ -600,7 +602,7 @@ class Search:
                     recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
                 return None
             if allow_multiple:
-                consumed = self._consumption(data, device)
+                consumed = self.consumption(data, device)
                 share_id = str(uuid.uuid4())
                 self._take_share(key, consumed)
                 shared = True

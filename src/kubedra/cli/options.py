@@ -196,3 +196,59 @@ def feature_gates(version: str | None, gates: str | None) -> FeatureGates:
 def _flag_error(flag: str, value: str, message: str) -> NoReturn:
     typer.echo(f'Error: invalid argument "{value}" for "{flag}" flag: {message}', err=True)
     raise typer.Exit(2)
+
+
+POLICY_NAMES = (
+    "first-fit",
+    "best-fit",
+    "spread",
+    "random",
+    "dot-product",
+    "gpu-packing",
+    "gpu-clustering",
+    "fgd",
+    "most-allocated",
+    "least-allocated",
+)
+"""The built-in placement policies (kubedra.scheduler.policies; a test keeps both equal)."""
+
+POLICY_HELP = """\b
+Placement policies (--policy NAME; opt-in, the default profile stays upstream's):
+- first-fit: Upstream's default profile, with devices taken in pool order (the default).
+- best-fit: Fills the fullest node that fits (least cpu and devices left) and, inside it, the device with the least capacity left.
+- spread: Devices only: takes the device with the most capacity left (nodes as upstream).
+- random: Picks a random feasible node and random fitting devices (seeded).
+- dot-product: Tetris: the node whose free cpu and devices align least with the pod's request (smallest dot product), best-fit devices.
+- gpu-packing: Partly used devices first, then free devices on a used node, then an idle node: keeps whole devices and idle nodes free.
+- gpu-clustering: Puts pods with the same device request (count, share or whole) on the same nodes, fuller nodes first.
+- fgd: Fragmentation Gradient Descent: the node and devices where the workload's expected unusable free device capacity grows least.
+- most-allocated: Adds DRADeviceUtilization beside the default scores: prefers nodes with most devices in use (packs).
+- least-allocated: Adds DRADeviceUtilization beside the default scores: prefers nodes with most devices free (spreads).
+--device-policy NAME takes only a policy's device choice, --node-score NAME only its node score; see docs/guides/policies.md."""  # noqa: E501
+"""The policies with what each optimises, for the epilog of commands taking --policy."""
+
+PlacementPolicy = Annotated[
+    str | None,
+    typer.Option(
+        "--policy",
+        help=f"Placement policy by name (opt-in): {', '.join(POLICY_NAMES)}, or one registered "
+        "in Python (see below and docs/guides/policies.md).",
+        show_default=False,
+    ),
+]
+DevicePolicy = Annotated[
+    str | None,
+    typer.Option(
+        "--device-policy",
+        help="Only the device choice of a policy: first-fit (upstream), best-fit, spread, ...",
+        show_default=False,
+    ),
+]
+NodeScore = Annotated[
+    str | None,
+    typer.Option(
+        "--node-score",
+        help="Only the node score of a policy: most-allocated, least-allocated, fgd, ...",
+        show_default=False,
+    ),
+]

@@ -14,6 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
+from kubedra.cli import options
+
 EXIT_BAD_INPUT = 1
 
 plan_app = typer.Typer(
@@ -40,9 +42,8 @@ Files = Annotated[
     typer.Option("--filename", "-f", help="A manifest file (repeatable).", metavar="FILE"),
 ]
 Example = Annotated[str | None, typer.Option("--example", help="A built-in scenario.")]
-PolicyOpt = Annotated[
-    str, typer.Option("--device-policy", help="first-fit (upstream), best-fit or spread.")
-]
+PolicyOpt = options.DevicePolicy
+PlacementOpt = options.PlacementPolicy
 OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="text or json.")]
 
 
@@ -55,14 +56,16 @@ def _cluster(
     paths: list[Path] | None,
     files: list[Path] | None,
     example: str | None,
-    policy: str,
+    device_policy: str | None,
+    placement: str | None,
     run_for: float | None = None,
 ) -> Any:
-    from kubedra.planning.cluster import PlanInputError, load_objects, simulate
+    from kubedra.planning.cluster import PlanInputError, load_objects, scheduler_factory, simulate
 
     try:
+        scheduler_factory(device_policy, None, placement)  # unknown names before reading input
         objects = load_objects(paths or [], files or [], example)
-        return simulate(objects, device_policy=policy, run_for=run_for)
+        return simulate(objects, device_policy=device_policy, policy=placement, run_for=run_for)
     except (PlanInputError, ValueError) as error:
         raise _fail(str(error)) from None
 
@@ -73,7 +76,7 @@ def _gib(value: int) -> str:
     return quantity(value)
 
 
-@plan_app.command("capacity")
+@plan_app.command("capacity", epilog=options.POLICY_HELP)
 def capacity(
     pod_file: Annotated[Path, typer.Argument(help="The pod (with its claim templates) to add.")],
     paths: Paths = None,
@@ -83,7 +86,8 @@ def capacity(
         int | None,
         typer.Option("--count", min=1, help="Stop after N copies (default: until one waits)."),
     ] = None,
-    device_policy: PolicyOpt = "first-fit",
+    device_policy: PolicyOpt = None,
+    placement: PlacementOpt = None,
     output: OutputOpt = Output.TEXT,
     one_by_one: Annotated[
         bool,
@@ -98,7 +102,7 @@ def capacity(
         pod_objects = load_objects([pod_file])
     except PlanInputError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy)
+    sim = _cluster(paths, files, example, device_policy, placement)
     try:
         result = plan_capacity(sim, pod_objects, count, fast=not one_by_one)
     except PlanInputError as error:
@@ -129,12 +133,13 @@ def capacity(
         )
 
 
-@plan_app.command("utilization")
+@plan_app.command("utilization", epilog=options.POLICY_HELP)
 def utilization(
     paths: Paths = None,
     files: Files = None,
     example: Example = None,
-    device_policy: PolicyOpt = "first-fit",
+    device_policy: PolicyOpt = None,
+    placement: PlacementOpt = None,
     output: OutputOpt = Output.TEXT,
     plot_file: Annotated[
         Path | None, typer.Option("--plot", help="Also draw bar charts to FILE.png or FILE.svg.")
@@ -160,7 +165,7 @@ def utilization(
         shapes = [load_objects([p]) for p in pods or []]
     except PlanInputError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy)
+    sim = _cluster(paths, files, example, device_policy, placement)
     allocator = sim.scheduler.dra.ensure_allocator()
     requests = waiting_requests(sim, allocator)
     for shape in shapes:
@@ -178,7 +183,7 @@ def utilization(
         typer.echo(f"wrote {plot_file} ({bars} bars)", err=True)
 
 
-@plan_app.command("nodes")
+@plan_app.command("nodes", epilog=options.POLICY_HELP)
 def nodes(
     template: Annotated[
         Path, typer.Option("--template", help="A Node and its ResourceSlices (YAML).")
@@ -189,7 +194,8 @@ def nodes(
     max_nodes: Annotated[
         int, typer.Option("--max-nodes", min=1, help="Add at most N nodes.")
     ] = 100,
-    device_policy: PolicyOpt = "first-fit",
+    device_policy: PolicyOpt = None,
+    placement: PlacementOpt = None,
     output: OutputOpt = Output.TEXT,
 ) -> None:
     """The fewest template nodes to add so that the Pending pods fit, and who goes where."""
@@ -200,7 +206,7 @@ def nodes(
         template_objects = load_objects([template])
     except PlanInputError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy)
+    sim = _cluster(paths, files, example, device_policy, placement)
     try:
         result = plan_nodes(sim, template_objects, max_nodes)
     except PlanInputError as error:
@@ -216,13 +222,14 @@ def nodes(
         typer.echo(f"Still Pending ({why}): {', '.join(result.unplaceable)}")
 
 
-@plan_app.command("what-if")
+@plan_app.command("what-if", epilog=options.POLICY_HELP)
 def what_if(
     steps_file: Annotated[Path, typer.Argument(help="Steps (YAML): simulate's events + own.")],
     paths: Paths = None,
     files: Files = None,
     example: Example = None,
-    device_policy: PolicyOpt = "first-fit",
+    device_policy: PolicyOpt = None,
+    placement: PlacementOpt = None,
     output: OutputOpt = Output.TEXT,
 ) -> None:
     """Apply changes (nodes, slices, class selectors, taints, ...) and show what moves."""
@@ -235,7 +242,9 @@ def what_if(
         steps = whatif.load_steps(steps_file)
     except TimelineError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy, steps[0].after if steps else None)
+    sim = _cluster(
+        paths, files, example, device_policy, placement, steps[0].after if steps else None
+    )
     try:
         diffs = whatif.what_if(sim, steps)
     except (TimelineError, StoreError, PlanInputError) as error:

@@ -83,13 +83,9 @@ def simulate(
         Path | None,
         typer.Option("--what-if", help="Steps (YAML) to apply after it, each shown as a diff."),
     ] = None,
-    device_policy: Annotated[
-        str, typer.Option("--device-policy", help="first-fit (upstream), best-fit or spread.")
-    ] = "first-fit",
-    node_score: Annotated[
-        str | None,
-        typer.Option("--node-score", help="Opt-in DRA node score: most-allocated|least-allocated."),
-    ] = None,
+    placement: options.PlacementPolicy = None,
+    device_policy: options.DevicePolicy = None,
+    node_score: options.NodeScore = None,
     gang: Annotated[
         GangMode,
         typer.Option("--gang", help="upstream (greedy, all-or-nothing) or backtrack (search)."),
@@ -174,9 +170,9 @@ def simulate(
     from kubedra.planning.cluster import PlanInputError, scheduler_factory
 
     try:
-        factory = scheduler_factory(device_policy, node_score)
+        factory = scheduler_factory(device_policy, node_score, placement)
     except (ValueError, PlanInputError) as error:
-        err.print(f"error: {error}")
+        err.print(f"error: {error}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     sim = Simulation(
         namespace=namespace or "default",
@@ -492,4 +488,6 @@ def _node_selector(allocation: dict[str, Any]) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    app.command(name="simulate", context_settings=options.CONTEXT_SETTINGS)(simulate)
+    app.command(
+        name="simulate", context_settings=options.CONTEXT_SETTINGS, epilog=options.POLICY_HELP
+    )(simulate)

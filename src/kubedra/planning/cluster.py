@@ -7,8 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from kubedra.allocator.policy import NODE_SCORES, check_policy
 from kubedra.cluster.simulation import SchedulerFactory, Simulation
+from kubedra.scheduler.policies import REGISTRY, Policy, Workload
 
 
 class PlanInputError(Exception):
@@ -16,19 +16,27 @@ class PlanInputError(Exception):
 
 
 def scheduler_factory(
-    device_policy: str = "first-fit", node_score: str | None = None
+    device_policy: str | None = None,
+    node_score: str | None = None,
+    policy: str | Policy | None = None,
+    workload: Workload | None = None,
 ) -> SchedulerFactory:
-    """A Simulation scheduler factory with an opt-in device policy and DRA node score."""
-    check_policy(device_policy)
-    if node_score is not None and node_score not in NODE_SCORES:
-        raise PlanInputError(
-            f"unknown node score {node_score!r}: use one of {', '.join(NODE_SCORES)}"
-        )
+    """A Simulation scheduler factory with an opt-in placement policy (a registered name or a
+    Policy, with the task shapes it plans for), or only its device choice or node score;
+    unknown names raise PolicyError (a ValueError) naming the known ones."""
+    REGISTRY.resolve(policy, device_policy, node_score)
 
     from kubedra.scheduler import SchedulerConfig
     from kubedra.scheduler import scheduler_factory as build
 
-    return build(SchedulerConfig(device_policy=device_policy, node_score=node_score))
+    return build(
+        SchedulerConfig(
+            device_policy=device_policy,
+            node_score=node_score,
+            placement=policy,
+            workload=workload,
+        )
+    )
 
 
 def load_objects(
@@ -58,8 +66,10 @@ def load_objects(
 def simulate(
     objects: Sequence[dict[str, Any]],
     *,
-    device_policy: str = "first-fit",
+    device_policy: str | None = None,
     node_score: str | None = None,
+    policy: str | Policy | None = None,
+    workload: Workload | None = None,
     namespace: str = "default",
     seed: int | None = None,
     run_for: float | None = None,
@@ -69,7 +79,7 @@ def simulate(
     sim = Simulation(
         namespace=namespace,
         seed=seed,
-        scheduler_factory=scheduler_factory(device_policy, node_score),
+        scheduler_factory=scheduler_factory(device_policy, node_score, policy, workload),
     )
     problems = sim.load(list(objects))
     if problems:

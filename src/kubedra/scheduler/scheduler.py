@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
-from kubedra.allocator.policy import device_utilization, node_score
 from kubedra.cluster.clock import START, SimClock
 from kubedra.cluster.events import Event
 from kubedra.cluster.kinds import CREATION_ORDER
@@ -41,6 +40,15 @@ from kubedra.scheduler.extendedpreemption import DEFAULT_VICTIM_SETS
 from kubedra.scheduler.gang import DEFAULT_STEP_LIMIT, GangScheduling
 from kubedra.scheduler.messages import NO_NODES, fit_error
 from kubedra.scheduler.nodeinfo import NodeList, NodeState, PodEntry
+from kubedra.scheduler.policies import (
+    REGISTRY,
+    NodeScorer,
+    NodeView,
+    PodView,
+    Policy,
+    PolicyContext,
+    Workload,
+)
 from kubedra.scheduler.queue import QueuedPod, SchedulingQueue
 from kubedra.scheduler.resources import CPU, MEMORY, QuantityCache, Resources, pod_requests
 from kubedra.scheduler.status import (
@@ -51,6 +59,8 @@ from kubedra.scheduler.status import (
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 SCHEDULER_NAME = "default-scheduler"
+MAX_SHAPE_TABLES = 64
+"""Pod shapes whose cached evaluations are kept (the least recently used go first)."""
 KEEP_SCORES = 3
 """How many of the best-scored nodes a Decision keeps the per-plugin scores of (upstream's
 numberOfHighestScoredNodesToReport), plus the chosen one."""
@@ -73,14 +83,24 @@ class SchedulerConfig:
     """DefaultPreemption as upstream, or kubedra's allocator-driven victim search (opt-in)."""
     preemption_sets: int = DEFAULT_VICTIM_SETS
     """Victim sets ``preemption: extended`` tries per candidate node."""
-    device_policy: str = "first-fit"
-    """Which valid devices the allocator picks (kubedra.allocator.policy); opt-in."""
+    placement: str | Policy | None = None
+    """An opt-in placement policy (kubedra.scheduler.policies): a registered name or a
+    Policy; None keeps the default profile."""
+    workload: Workload | None = None
+    """The task shapes the placement policy plans for (FGD); None: the pods in the store
+    when the policy first needs them."""
+    device_policy: str | None = None
+    """Only the device choice of this registered policy (first-fit, best-fit, spread, ...),
+    replacing the placement policy's; opt-in."""
     node_score: str | None = None
-    """Opt-in DRA node score beside the default plugins: most-allocated | least-allocated."""
+    """Only the node score of this registered policy (most-allocated, least-allocated, ...),
+    replacing the placement policy's; opt-in."""
 
 
-DEVICE_UTILIZATION = "DRADeviceUtilization"
-"""Name of the opt-in node score plugin over devices (kubedra's, not upstream's)."""
+NO_SCORES = (0, 0, 0, 0, 0, 0)
+"""The default plugins' raw scores where a placement policy's replace them."""
+POLICY_SCORE_DIGITS = 6
+"""Decimals a placement policy's score keeps in ``Decision.scores``."""
 
 
 @dataclass
@@ -96,7 +116,7 @@ class Decision:
     are kept (``rejections``), so that a long simulation does not hold every node's reason."""
     rejections: dict[str, int] = field(default_factory=dict)
     """Reason -> how many of the evaluated nodes it rejected."""
-    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)
     tied: list[str] = field(default_factory=list)
     allocations: dict[str, dict[str, Any]] = field(default_factory=dict)
     evaluated_nodes: int = 0
@@ -141,6 +161,8 @@ class PodCycle:
     shape: str | None = None
     """Identifies everything Filter and Score look at of this pod, for cached evaluations
     (None: not cacheable, e.g. claims that are already allocated)."""
+    view: PodView | None = None
+    """The pod as the placement policy sees it (built when first scored)."""
 
 
 STATIC_PLUGINS = frozenset({P.NODE_UNSCHEDULABLE, P.NODE_NAME, P.TAINT_TOLERATION, P.NODE_AFFINITY})
@@ -181,7 +203,17 @@ class Scheduler:
         self.queue = SchedulingQueue()
         self.dra = DynamicResources(store, clock, self.features)
         self.dra.check_classes = self.config.policy != "first-fit"
-        self.dra.device_policy = self.config.device_policy
+        placement = REGISTRY.resolve(
+            self.config.placement, self.config.device_policy, self.config.node_score
+        )
+        self.placement_context = PolicyContext(
+            store, self.nodes, self.dra, self.config.seed, self.config.workload
+        )
+        active = placement.start(self.placement_context) if placement is not None else None
+        self.placement = placement
+        self._scorer: NodeScorer | None = active.scorer if active is not None else None
+        if active is not None and active.device_key is not None:
+            self.dra.device_policy = active.device_key
         self.decisions: list[Decision] = []
         self.last_decision: dict[str, Decision] = {}
         self.next_start_node_index = 0
@@ -348,8 +380,11 @@ class Scheduler:
         node = self.nodes.by_name.get((pod.get("spec") or {}).get("nodeName") or "")
         if node is None or is_terminal(pod):
             return
+        key = pod_key(pod)
         node.add_pod(self._entry(pod))
-        self._pod_node[pod_key(pod)] = node.name
+        self._pod_node[key] = node.name
+        if self._scorer is not None:
+            self._scorer.pod_added(key, pod, node.name)
 
     def _entry(self, pod: Mapping[str, Any]) -> PodEntry:
         return PodEntry(
@@ -364,6 +399,8 @@ class Scheduler:
         node = self.nodes.by_name.get(name or "")
         if node is not None:
             node.remove_pod(key)
+        if name is not None and self._scorer is not None:
+            self._scorer.pod_removed(key, name)
 
     def priority(self, pod: Mapping[str, Any]) -> int:
         """spec.priority, else the value of spec.priorityClassName, else the globalDefault."""
@@ -521,6 +558,8 @@ class Scheduler:
         if num_all < MIN_FEASIBLE_NODES_TO_FIND:
             return num_all
         percentage = self.config.percentage_of_nodes_to_score or 0
+        if percentage == 0 and self._scorer is not None and self._scorer.replaces_defaults:
+            return num_all  # a placement policy ranks every feasible node, as in the paper
         if percentage == 0:
             percentage = max(50 - num_all // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
         found = num_all * percentage // 100
@@ -638,7 +677,9 @@ class Scheduler:
     def _table(self, cycle: PodCycle, nodes: list[NodeState]) -> ShapeTable | None:
         if cycle.shape is None:
             return None
-        table = self._tables.get(cycle.shape)
+        # Least recently used tables go first: a workload's popular shapes keep theirs while
+        # rare ones come and go (dropping them all at once re-filtered every node).
+        table = self._tables.pop(cycle.shape, None)
         allocator = self.dra.allocator
         pool_log = allocator.state.changes if allocator is not None else []
         if (
@@ -646,8 +687,8 @@ class Scheduler:
             or table.order_version != self.nodes.order_version
             or table.epoch != self.dra.epoch
         ):
-            if len(self._tables) > 64:
-                self._tables.clear()
+            while len(self._tables) >= MAX_SHAPE_TABLES:
+                del self._tables[next(iter(self._tables))]
             table = ShapeTable(
                 [n.name for n in nodes],
                 self.nodes.order_version,
@@ -655,9 +696,9 @@ class Scheduler:
                 len(pool_log),
                 self.dra.epoch,
             )
-            self._tables[cycle.shape] = table
         else:
             table.replay(self.nodes.log, pool_log)
+        self._tables[cycle.shape] = table
         return table
 
     def _first_fit(
@@ -761,10 +802,18 @@ class Scheduler:
         if status is not None:
             return Evaluation(status, (), None, pools)
         raws = self._raw_scores(cycle, node)
-        return Evaluation(None, raws, cycle.dra.node_allocations.get(node.name), pools)
+        allocations = cycle.dra.node_allocations.get(node.name)
+        scorer = self._scorer
+        policy = 0.0
+        if scorer is not None and scorer.replaces_defaults and scorer.cacheable:
+            policy = self._policy_score(scorer, cycle, node, allocations)
+        return Evaluation(None, raws, allocations, pools, policy)
 
     def _raw_scores(self, cycle: PodCycle, node: NodeState) -> tuple[int, ...]:
-        """Score of each plugin before NormalizeScore, in SCORE_ORDER."""
+        """Score of each plugin before NormalizeScore, in SCORE_ORDER (all 0 when a placement
+        policy's score replaces them)."""
+        if self._scorer is not None and self._scorer.replaces_defaults:
+            return NO_SCORES
         req_cpu = cycle.requests.get(CPU, 0)
         req_memory = cycle.requests.get(MEMORY, 0)
         return (
@@ -779,27 +828,51 @@ class Scheduler:
         )
 
     def _device_score(self, cycle: PodCycle, node: NodeState) -> int:
-        """The opt-in DRADeviceUtilization score (0 when off or without an allocator)."""
-        mode = self.config.node_score
-        allocator = self.dra.allocator
-        if mode is None or allocator is None:
+        """An opt-in node score added beside the default plugins (e.g. DRADeviceUtilization),
+        0..100; 0 when there is none."""
+        scorer = self._scorer
+        if scorer is None or scorer.replaces_defaults:
             return 0
-        view = allocator.inventory.node_view(node.info)
-        used, total = device_utilization(
-            view.pools,
-            allocator.state.in_use,
-            allocator.state.shared,
-            cycle.dra.node_allocations.get(node.name),
-        )
-        return node_score(mode, used, total)
+        allocations = cycle.dra.node_allocations.get(node.name)
+        return int(self._policy_score(scorer, cycle, node, allocations))
+
+    def _policy_score(
+        self,
+        scorer: NodeScorer,
+        cycle: PodCycle,
+        node: NodeState,
+        allocations: list[dict[str, Any]] | None,
+    ) -> float:
+        """The placement policy's score of ``node`` for the cycle's pod."""
+        if cycle.view is None:
+            to_allocate = [cycle.dra.claims[i] for i in cycle.dra.to_allocate]
+            cycle.view = PodView(
+                cycle.pod, cycle.key, cycle.requests, to_allocate, cycle.dra.prepared
+            )
+        view = NodeView(self.placement_context, cycle.view, node, allocations)
+        return float(scorer.score(cycle.view, view))
 
     # --- scoring --------------------------------------------------------------------------------
 
-    def score_nodes(self, cycle: PodCycle, evals: list[Evaluation]) -> dict[str, list[int]]:
-        """Weighted, normalized scores per plugin, one entry per feasible node."""
+    def score_nodes(
+        self, cycle: PodCycle, evals: list[Evaluation], nodes: list[NodeState] | None = None
+    ) -> dict[str, Sequence[float]]:
+        """Weighted, normalized scores per plugin, one entry per feasible node (``nodes``, in
+        the order of ``evals``; needed by a placement policy whose scores are not cached).
+        A placement policy that replaces the default scores is the only column."""
+        scorer = self._scorer
+        if scorer is not None and scorer.replaces_defaults:
+            if scorer.cacheable or nodes is None:
+                return {scorer.plugin: [ev.policy for ev in evals]}
+            return {
+                scorer.plugin: [
+                    self._policy_score(scorer, cycle, node, ev.allocations)
+                    for node, ev in zip(nodes, evals, strict=True)
+                ]
+            }
         columns = list(zip(*(ev.raws for ev in evals), strict=True))
         taint, affinity, least, balanced, dra, devices = (list(c) for c in columns)
-        per_plugin: dict[str, list[int]] = {
+        per_plugin: dict[str, Sequence[float]] = {
             P.TAINT_TOLERATION: P.default_normalize(taint, reverse=True),
             P.NODE_AFFINITY: P.default_normalize(affinity, reverse=False),
             P.NODE_RESOURCES_FIT: least,
@@ -807,10 +880,12 @@ class Scheduler:
         }
         if not cycle.dra.empty:
             per_plugin[P.DYNAMIC_RESOURCES] = P.default_normalize(dra, reverse=False)
-        if self.config.node_score is not None:
-            per_plugin[DEVICE_UTILIZATION] = devices
+        if scorer is not None:
+            per_plugin[scorer.plugin] = devices
         for name, values in per_plugin.items():
             weight = P.SCORE_WEIGHTS.get(name, 1)
+            if scorer is not None and name == scorer.plugin:
+                weight = scorer.weight
             if weight != 1:
                 per_plugin[name] = [v * weight for v in values]
         return per_plugin
@@ -828,23 +903,26 @@ class Scheduler:
             not cycle.preferred
             and not cycle.dra.prioritized
             and not any(ev.raws[0] for ev in evals)
-            and self.config.node_score is None
+            and self._scorer is None
         ):
             return self._select_simple(cycle, feasible, evals, decision)
-        per_plugin = self.score_nodes(cycle, evals)
+        per_plugin = self.score_nodes(cycle, evals, feasible)
         columns = list(per_plugin.values())
-        totals = [sum(row) for row in zip(*columns, strict=True)]
+        if len(columns) == 1:  # a placement policy's score alone (every feasible node)
+            totals = list(columns[0])
+        else:
+            totals = [sum(row) for row in zip(*columns, strict=True)]
         best = max(totals)
-        tied = [n for n, t in zip(feasible, totals, strict=True) if t == best]
-        chosen = tied[0] if self._rng is None else self._rng.choice(tied)
-        if len(tied) > 1:
-            decision.tied = [n.name for n in tied]
-        ranked = sorted(range(len(feasible)), key=lambda i: -totals[i])[:KEEP_SCORES]
-        chosen_index = next(i for i, n in enumerate(feasible) if n is chosen)
+        tied_at = [i for i, t in enumerate(totals) if t == best]
+        chosen_index = tied_at[0] if self._rng is None else self._rng.choice(tied_at)
+        chosen = feasible[chosen_index]
+        if len(tied_at) > 1:
+            decision.tied = [feasible[i].name for i in tied_at]
+        ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
         if chosen_index not in ranked:
             ranked.append(chosen_index)
         decision.scores = {
-            feasible[i].name: {name: values[i] for name, values in per_plugin.items()}
+            feasible[i].name: {name: _reported(values[i]) for name, values in per_plugin.items()}
             for i in ranked
         }
         return chosen
@@ -874,7 +952,7 @@ class Scheduler:
         taint = MAX_NODE_SCORE * P.SCORE_WEIGHTS[P.TAINT_TOLERATION]
         for i in ranked:
             raws = evals[i].raws
-            scores = {
+            scores: dict[str, float] = {
                 P.TAINT_TOLERATION: taint,
                 P.NODE_AFFINITY: 0,
                 P.NODE_RESOURCES_FIT: raws[2],
@@ -966,6 +1044,8 @@ class Scheduler:
         self._assumed[cycle.key] = node.name
         node.add_pod(self._entry(cycle.pod))
         self._pod_node[cycle.key] = node.name
+        if self._scorer is not None:
+            self._scorer.pod_added(cycle.key, cycle.pod, node.name)
         decision.allocations = self.dra.reserve(cycle.dra, node.name)
         try:
             claims, pod = self.dra.pre_bind(cycle.dra, cycle.pod, node.name)
@@ -1075,3 +1155,10 @@ class Scheduler:
         for ck in waiting.claims:
             if self._waiting_claims.get(ck) == waiting.key:
                 del self._waiting_claims[ck]
+
+
+def _reported(score: float) -> float:
+    """A score as a decision reports it: integers as they are, a policy's float rounded."""
+    if isinstance(score, int) or score == int(score):
+        return int(score)
+    return round(score, POLICY_SCORE_DIGITS)
