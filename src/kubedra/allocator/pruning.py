@@ -119,6 +119,7 @@ def analyze(search: Search, check_deadline: Callable[[], None]) -> Pruning | Non
         attributes = sorted({c.attribute for cs in search.constraints for c in cs})
         in_use = search.state.in_use
         shared = search.state.shared
+        shares = search.state.shares
         node_ok = search.view.device_node_ok
         pruning.signatures = {
             id(d): (
@@ -131,6 +132,7 @@ def analyze(search: Search, check_deadline: Callable[[], None]) -> Pruning | Non
                 node_ok.get(id(d)),
                 tuple(_json(d.attrs.get(a)) for a in attributes),
                 d.key in in_use,
+                d.key in shares,
                 _json(shared.get(d.key)),
                 d.allow_multiple,
             )

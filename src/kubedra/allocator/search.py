@@ -239,7 +239,13 @@ class Search:
             for device in pool.devices:
                 if not self._selectable(claim, data, device):
                     continue
-                if self.features.consumable_capacity and not self._capacity_fits(data, device):
+                # Only the device's own capacity decides membership: a matching device whose
+                # capacity other allocations have used up stays in the list, so that the
+                # request fails on it (kubernetes/kubernetes#140769). Before that fix such a
+                # device was left out and All succeeded with the rest.
+                if self.features.consumable_capacity and not self._capacity_fits_alone(
+                    data, device
+                ):
                     continue
                 devices.append(device)
         return devices
@@ -289,6 +295,18 @@ class Search:
             if total > device.capacity[name].number:
                 return False
         return True
+
+    def _capacity_fits_alone(self, data: RequestData, device: DeviceInfo) -> bool:
+        """Whether the request fits the device's capacity with nothing else consuming it."""
+        consumption = self._consumption(data, device)
+        if consumption is None:
+            return False
+        return all(amount <= device.capacity[name].number for name, amount, _ in consumption)
+
+    def _shared_now(self, key: str) -> bool:
+        """Upstream's deviceCapacityInUse: a persisted share of the device is live, or this
+        call has placed one."""
+        return self.state.has_share(key) or key in self.allocating_capacity
 
     def _in_use(self, key: str) -> bool:
         if key in self.state.in_use:
@@ -472,10 +490,12 @@ class Search:
         allow_multiple = features.consumable_capacity and device.allow_multiple
         if not data.admin and key in state.in_use:
             return False
+        if not data.admin and not allow_multiple and state.has_share(key):
+            return False
         if device.consumes:
             if not features.partitionable_devices:
                 return False
-            if not (allow_multiple and key in state.shared):
+            if not (allow_multiple and state.has_share(key)):
                 pool = self.view.pool_by_key.get((device.driver, device.pool))
                 if pool is None:
                     return False
@@ -524,13 +544,20 @@ class Search:
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "already allocated", key)
             return None
+        # A device that no longer allows multiple allocations (its slice was updated) while
+        # a share of it is still live is not handed out whole (kubernetes/kubernetes#140798).
+        if not data.admin and not allow_multiple and self._shared_now(key):
+            if recorder is not None:
+                recorder.reject(claim.label, data.result_name, "already allocated", key)
+            return None
         if not features.partitionable_devices and device.consumes:
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "counters exhausted", key)
             return None
-        skip_counters = allow_multiple and (
-            key in self.state.shared or key in self.allocating_capacity
-        )
+        # A further share of a device that is already shared does not take its counters
+        # again; a persisted share counts even when it consumes no capacity
+        # (kubernetes/kubernetes#140437).
+        skip_counters = allow_multiple and self._shared_now(key)
         counted = False
         if not skip_counters and device.consumes:
             if not self._take_counters(device):
