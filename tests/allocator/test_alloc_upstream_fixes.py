@@ -41,9 +41,7 @@ def test_counter_caches_are_keyed_by_driver_and_pool() -> None:
         _counter_slice(b, "pool-1"),
         slice_("b-devices", [_consumer("part-0")], driver=b, pool="pool-1", count=2),
     ]
-    classes = [
-        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": b}}
-    ]
+    classes = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": b}}]
     taken = allocated(claim("a-user", request("r", a)), result("r", "part-0", "pool-1", a))
     outcome = allocate(
         slices, [claim("c", request("r", b))], classes=classes, allocated_claims=[taken]
