@@ -89,8 +89,10 @@ class DeviceInfo:
         "binds_to_node",
         "capacity",
         "cel",
+        "compat_groups",
         "consumes",
         "counter_use",
+        "derived_cache",
         "driver",
         "key",
         "match_cache",
@@ -125,13 +127,23 @@ class DeviceInfo:
             for name, cap in (raw.get("capacity") or {}).items()
         }
         consumes: list[tuple[str, tuple[tuple[str, Number], ...]]] = []
+        # KEP-5963: per counter set consumed, the compatibility groups declared for it (an
+        # empty set when none); None for the whole device when no entry declares any.
+        groups: list[tuple[str, frozenset[str]]] = []
         for i, consumption in enumerate(raw.get("consumesCounters") or []):
+            groups.append(
+                (
+                    str(consumption.get("counterSet") or ""),
+                    frozenset(str(g) for g in consumption.get("compatibilityGroups") or ()),
+                )
+            )
             counters = tuple(
                 (cname, exact(parse((c or {}).get("value"), f"{where}.consumesCounters[{i}]")))
                 for cname, c in (consumption.get("counters") or {}).items()
             )
             consumes.append((str(consumption.get("counterSet") or ""), counters))
         self.consumes = tuple(consumes)
+        self.compat_groups: tuple[tuple[str, frozenset[str]], ...] = tuple(groups)
         self.counter_use: tuple[tuple[tuple[str, str], Number], ...] = tuple(
             ((set_name, cname), amount)
             for set_name, counters in consumes
@@ -147,6 +159,13 @@ class DeviceInfo:
         self.node_selector = raw.get("nodeSelector")
         self.cel: Any = None
         self.match_cache: dict[int, Any] = {}
+        # Derived attribute values by expression (KEP-6080), evaluated on first use.
+        self.derived_cache: dict[str, Any] = {}
+
+    @property
+    def declares_groups(self) -> bool:
+        """Whether any counter consumption of the device names compatibility groups."""
+        return any(groups for _, groups in self.compat_groups)
 
 
 class SliceInfo:
@@ -170,6 +189,7 @@ class SliceInfo:
         "raw",
         "raw_devices",
         "shared_counters",
+        "skip_node_operations",
     )
 
     def __init__(self, raw: Mapping[str, Any], index: int) -> None:
@@ -199,6 +219,10 @@ class SliceInfo:
             }
             counters.append((str(counter_set.get("name") or ""), values))
         self.shared_counters = counters
+        # KEP-5945: node operations the kubelet may skip for this slice's devices.
+        self.skip_node_operations: list[str] = [
+            str(op) for op in spec.get("skipNodeOperations") or ()
+        ]
         self.raw_devices: list[Mapping[str, Any]] = list(spec.get("devices") or [])
         self._devices: list[DeviceInfo] | None = None
         self.has_binding_conditions = any(

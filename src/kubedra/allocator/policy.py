@@ -70,7 +70,8 @@ def unused(search: Search, data: RequestData, device: DeviceInfo) -> tuple[Numbe
         shared = state.shared.get(device.key) if device.allow_multiple else None
         consumed: dict[str, Number] = {}
         if device.allow_multiple and search.features.consumable_capacity:
-            for name, amount, _ in static_consumption(device, data.capacity) or ():
+            fractional = search.features.fractional_capacity_range
+            for name, amount, _ in static_consumption(device, data.capacity, fractional) or ():
                 consumed[name] = amount
         for name, cap in device.capacity.items():
             left = cap.number - consumed.get(name, 0)

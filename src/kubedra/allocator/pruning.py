@@ -60,6 +60,10 @@ def analyze(search: Search, check_deadline: Callable[[], None]) -> Pruning | Non
             for data in slot.options:
                 if any(q.nanos < 0 for q in (data.capacity or {}).values()):
                     return None
+                # A derived attribute's expression may fail on any device (an error), and
+                # its value is not part of the device signature.
+                if data.derived:
+                    return None
         claim_options = [data for slot in claim.slots for data in slot.options]
         if search.constraints[claim_index] and any(d.mode_all for d in claim_options):
             return None
@@ -135,6 +139,8 @@ def analyze(search: Search, check_deadline: Callable[[], None]) -> Pruning | Non
                 d.key in shares,
                 _json(shared.get(d.key)),
                 d.allow_multiple,
+                d.compat_groups,
+                tuple(d.slice.skip_node_operations),
             )
             for d in devices
         }

@@ -12,13 +12,19 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from kubedra.allocator import compat
 from kubedra.allocator.capacity import Consumption, static_consumption
 from kubedra.allocator.claims import (
     ALLOCATION_RESULTS_MAX_SIZE,
     PreparedClaim,
     RequestData,
 )
-from kubedra.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
+from kubedra.allocator.constraints import (
+    Constraint,
+    DerivedAttributeError,
+    DistinctAttribute,
+    MatchAttribute,
+)
 from kubedra.allocator.explain import EQUIVALENT_FAILED, Recorder
 from kubedra.allocator.inventory import DeviceInfo, Inventory, NodeView
 from kubedra.allocator.nodeselect import NodeInfo
@@ -50,6 +56,10 @@ _EXCEEDED = _Exceeded()
 # cause, context.DeadlineExceeded.
 ABORTED = "filter operation aborted: context deadline exceeded"
 DEFAULT_TIMEOUT = 10.0
+
+# The node feature a kubelet declares when it can skip node operations (KEP-5945); upstream's
+# nodedeclaredfeatures draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate.
+OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"
 
 # Steps between two looks at the clock, and steps after which a search counts as long and
 # gets analysed for pruning (short searches, nearly all of them, never pay for it).
@@ -135,6 +145,12 @@ class Search:
         self.allocating_capacity: dict[str, dict[str, Number]] = {}
         self.allocating_shares: dict[str, int] = {}
         self.consumed_counters: dict[tuple[str, str], dict[tuple[str, str], Number]] = {}
+        # Compatibility groups (KEP-5963) per pool and counter set: the devices of this call
+        # on top of the allocated ones (baseline), and, with the gate off, the counter sets
+        # that carry an allocated grouped device.
+        self.groups_running: dict[tuple[str, str], dict[str, compat.Groups]] = {}
+        self._groups_baseline: dict[tuple[str, str], dict[str, compat.Groups]] = {}
+        self._grouped_sets: dict[tuple[str, str], frozenset[str]] = {}
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.prune = prune
         self.prune_after = prune_after
@@ -276,7 +292,7 @@ class Search:
         cache = device.match_cache
         if key in cache:
             return cache[key]
-        found = static_consumption(device, data.capacity)
+        found = static_consumption(device, data.capacity, self.features.fractional_capacity_range)
         cache[key] = found
         return found
 
@@ -492,10 +508,19 @@ class Search:
             return False
         if not data.admin and not allow_multiple and state.has_share(key):
             return False
+        if device.slice.skip_node_operations and not self._node_operations_ok():
+            return False
         if device.consumes:
             if not features.partitionable_devices:
                 return False
             if not (allow_multiple and state.has_share(key)):
+                if features.compatibility_groups:
+                    # Devices placed by this call only narrow the groups (compat.fold).
+                    base = self._groups_base(device)
+                    if not all(compat.admits(base.get(n), g) for n, g in device.compat_groups):
+                        return False
+                elif device.compat_groups and compat.unverifiable(device, self._grouped(device)):
+                    return False
                 pool = self.view.pool_by_key.get((device.driver, device.pool))
                 if pool is None:
                     return False
@@ -550,6 +575,10 @@ class Search:
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "already allocated", key)
             return None
+        if device.slice.skip_node_operations and not self._node_operations_ok():
+            if recorder is not None:
+                recorder.reject(claim.label, data.result_name, "skips node operations", key)
+            return None
         if not features.partitionable_devices and device.consumes:
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "counters exhausted", key)
@@ -558,9 +587,27 @@ class Search:
         # again; a persisted share counts even when it consumes no capacity
         # (kubernetes/kubernetes#140437).
         skip_counters = allow_multiple and self._shared_now(key)
+        restore_groups: Callable[[], None] | None = None
+        if not skip_counters and device.consumes:
+            if features.compatibility_groups:
+                restore_groups = self._take_groups(device)
+                if restore_groups is None:
+                    if recorder is not None:
+                        recorder.reject(
+                            claim.label, data.result_name, "incompatible compatibility groups", key
+                        )
+                    return None
+            elif device.compat_groups and compat.unverifiable(device, self._grouped(device)):
+                if recorder is not None:
+                    recorder.reject(
+                        claim.label, data.result_name, "compatibility groups not enforced", key
+                    )
+                return None
         counted = False
         if not skip_counters and device.consumes:
             if not self._take_counters(device):
+                if restore_groups is not None:
+                    restore_groups()
                 if recorder is not None:
                     recorder.reject(claim.label, data.result_name, "counters exhausted", key)
                 return None
@@ -587,6 +634,8 @@ class Search:
                 users.discard(claim_index)
             if shared:
                 self._release_share(key, consumed)
+            if restore_groups is not None:
+                restore_groups()
             if counted:
                 self._release_counters(device)
 
@@ -595,8 +644,14 @@ class Search:
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "taint not tolerated", key)
             return None
+        derived = data.derived
         for constraint in constraints:
-            if not constraint.add(base, sub, device):
+            try:
+                added = constraint.add(base, sub, device, derived)
+            except DerivedAttributeError as err:
+                rollback()
+                raise AllocationError(str(err)) from None
+            if not added:
                 rollback()
                 if must:
                     raise AllocationError(
@@ -639,6 +694,72 @@ class Search:
             results.pop()
 
         return undo
+
+    # ----- optional node operations and compatibility groups ----------------------------
+
+    def _node_operations_ok(self) -> bool:
+        """Whether a device of a slice with ``skipNodeOperations`` may be allocated here.
+
+        Upstream's newest implementation refuses it unless DRAOptionalNodeOperations is on
+        and the node's kubelet declares the feature; the older ones ignore the field.
+        """
+        features = self.features
+        if not features.experimental:
+            return True
+        return (
+            features.optional_node_operations
+            and OPTIONAL_NODE_OPERATIONS in self.node.declared_features
+        )
+
+    def _grouped(self, device: DeviceInfo) -> frozenset[str]:
+        pool_key = (device.driver, device.pool)
+        found = self._grouped_sets.get(pool_key)
+        if found is None:
+            pool = self.view.pool_by_key.get(pool_key)
+            found = (
+                frozenset()
+                if pool is None
+                else compat.grouped_counter_sets(pool, self.state.allocated)
+            )
+            self._grouped_sets[pool_key] = found
+        return found
+
+    def _groups_base(self, device: DeviceInfo) -> dict[str, compat.Groups]:
+        """The groups of the allocated devices of the device's pool, per counter set."""
+        pool_key = (device.driver, device.pool)
+        base = self._groups_baseline.get(pool_key)
+        if base is None:
+            pool = self.view.pool_by_key.get(pool_key)
+            base = {} if pool is None else compat.baseline(pool, self.state.allocated)
+            self._groups_baseline[pool_key] = base
+        return base
+
+    def _take_groups(self, device: DeviceInfo) -> Callable[[], None] | None:
+        """Fold the device's groups into every counter set it uses; the function that undoes
+        it, or None (nothing changed) when some counter set does not admit the device."""
+        pool_key = (device.driver, device.pool)
+        running = self.groups_running.get(pool_key)
+        if running is None:
+            running = self.groups_running[pool_key] = {}
+        base = self._groups_base(device)
+        saved: list[tuple[str, bool, compat.Groups]] = []
+
+        def restore() -> None:
+            for set_name, existed, previous in reversed(saved):
+                if existed:
+                    running[set_name] = previous
+                else:
+                    del running[set_name]
+
+        for set_name, groups in device.compat_groups:
+            existed = set_name in running
+            current = running[set_name] if existed else base.get(set_name)
+            if not compat.admits(current, groups):
+                restore()
+                return None
+            saved.append((set_name, existed, current))
+            running[set_name] = compat.fold(current, groups)
+        return restore
 
     # ----- shares of multi-allocatable devices -----------------------------------------
 

@@ -88,7 +88,11 @@ class Simulation:
         self.store = Store(self.clock, namespace, self.features, seed=seed or 0)
         self.claim_controller = ResourceClaimController(self.store)
         self.taint_controller = DeviceTaintEvictionController(self.store, self.clock)
-        self.kubelet = Kubelet(self.store, self.clock)
+        self.kubelet = Kubelet(
+            self.store,
+            self.clock,
+            optional_node_operations=self.features.optional_node_operations,
+        )
         factory = scheduler_factory or default_scheduler
         self.scheduler = factory(self.store, self.clock, self.features, policy, seed)
         self.cycles = 0
@@ -122,7 +126,7 @@ class Simulation:
             obj = items[i]
             old_uid = (obj.get("metadata") or {}).get("uid")
             try:
-                created = self.store.create(_for_create(obj, uid_map))
+                created = self.store.create(self.kubelet.register(_for_create(obj, uid_map)))
             except StoreError as error:
                 problems.append(CreateProblem(key_of(obj), where[i], error.message))
                 continue
