@@ -9,7 +9,10 @@ It does what the kubelet's DRA manager does, and reports every contract violatio
   and checks the answer: every claim UID answered, per-claim errors inside the response,
   devices that belong to the claim's allocation, request names of the claim, and CDI device
   IDs that exist in valid spec files of the CDI directory;
-- unprepares claims once no running pod on the node needs them (even if the claim is gone).
+- unprepares claims once no running pod on the node needs them (even if the claim is gone);
+- with DRAOptionalNodeOperations (KEP-5945) on, skips NodePrepareResources or
+  NodeUnprepareResources for a driver when every allocated device of that driver in the claim
+  skips it (``skipNodeOperations`` copied from the ResourceSlice into the allocation result).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 import grpc
 
+from kubedra.api import nodeops
 from kubedra.api.validation.resource_common import validate_driver_name
 from kubedra.driver.cdi import CDIError, index_devices, parse_qualified_name
 from kubedra.driver.claims import base_request
@@ -99,6 +103,9 @@ class PreparedClaim:
     ref: ClaimRef
     drivers: set[str]
     cdi_device_ids: list[str] = field(default_factory=list)
+    # Drivers whose NodePrepareResources (NodeUnprepareResources) was skipped (KEP-5945).
+    skipped_prepare: set[str] = field(default_factory=set)
+    skip_unprepare: set[str] = field(default_factory=set)
 
 
 def _active(pod: dict[str, Any]) -> bool:
@@ -142,8 +149,11 @@ class KubeletSim:
         cdi_dir: Path,
         *,
         call_timeout: float = 10.0,
+        optional_node_operations: bool = False,
     ) -> None:
         self.node_name = node_name
+        # The kubelet's DRAOptionalNodeOperations gate (KEP-5945).
+        self.optional_node_operations = optional_node_operations
         self.registry_dir = registry_dir
         self.store = store
         self.cdi_dir = cdi_dir
@@ -317,11 +327,24 @@ class KubeletSim:
     def sync_pods(self) -> None:
         needed = self._needed_claims()
         todo: dict[str, list[tuple[ClaimRef, dict[str, Any]]]] = {}
+        enabled = self.optional_node_operations
         for ref, claim in needed.values():
-            results = claim["status"]["allocation"].get("devices", {}).get("results") or []
-            done = self.prepared[ref.uid].drivers if ref.uid in self.prepared else set()
-            for driver in sorted({str(r.get("driver")) for r in results} - done):
+            prepared = self.prepared.get(ref.uid)
+            if prepared is None:
+                prepared = PreparedClaim(ref, set())
+                prepared.skip_unprepare = set(
+                    nodeops.skipped_drivers(claim, nodeops.UNPREPARE, enabled)
+                )
+            skipped = set(nodeops.skipped_drivers(claim, nodeops.PREPARE, enabled))
+            done = prepared.drivers | prepared.skipped_prepare
+            for driver in sorted(set(nodeops.claim_drivers(claim)) - done):
+                if driver in skipped:
+                    prepared.skipped_prepare.add(driver)
+                    self.prepared[ref.uid] = prepared
+                    continue
                 todo.setdefault(driver, []).append((ref, claim))
+            if prepared.skipped_prepare or prepared.skip_unprepare:
+                self.prepared.setdefault(ref.uid, prepared)
         for driver, claims in todo.items():
             self._prepare(driver, claims)
         for uid, prepared in list(self.prepared.items()):
@@ -373,7 +396,16 @@ class KubeletSim:
                 self.failures[str(ref)] = entry.error
                 continue
             ids = self._check_devices(driver, ref, claim, entry.devices, cdi_index)
-            self.prepared.setdefault(ref.uid, PreparedClaim(ref, set()))
+            if ref.uid not in self.prepared:
+                self.prepared[ref.uid] = PreparedClaim(
+                    ref,
+                    set(),
+                    skip_unprepare=set(
+                        nodeops.skipped_drivers(
+                            claim, nodeops.UNPREPARE, self.optional_node_operations
+                        )
+                    ),
+                )
             self.prepared[ref.uid].drivers.add(driver)
             self.prepared[ref.uid].cdi_device_ids.extend(ids)
 
@@ -429,7 +461,9 @@ class KubeletSim:
     def _unprepare(self, prepared: PreparedClaim) -> None:
         ref = prepared.ref
         done = True
-        for driver in sorted(prepared.drivers):
+        for driver in sorted(
+            (prepared.drivers | prepared.skipped_prepare) - prepared.skip_unprepare
+        ):
             plugin = self.plugins.get(driver)
             if plugin is None:
                 done = False
@@ -524,7 +558,27 @@ class KubeletSim:
                 for name, p in self.plugins.items()
             },
             "prepared": {
-                uid: {"claim": str(p.ref), "cdiDeviceIDs": p.cdi_device_ids}
+                uid: {
+                    "claim": str(p.ref),
+                    "cdiDeviceIDs": p.cdi_device_ids,
+                    **(
+                        {
+                            "skippedNodeOperations": {
+                                driver: [
+                                    op
+                                    for op, skipped in (
+                                        (nodeops.PREPARE, p.skipped_prepare),
+                                        (nodeops.UNPREPARE, p.skip_unprepare),
+                                    )
+                                    if driver in skipped
+                                ]
+                                for driver in sorted(p.skipped_prepare | p.skip_unprepare)
+                            }
+                        }
+                        if p.skipped_prepare or p.skip_unprepare
+                        else {}
+                    ),
+                }
                 for uid, p in self.prepared.items()
             },
             "violations": [v.to_json() for v in self.violations],
