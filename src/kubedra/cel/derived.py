@@ -16,7 +16,9 @@ from kubedra.api.semver import Semver
 from kubedra.cel.device import CelDevice
 from kubedra.cel.environment import Program
 from kubedra.cel.errors import CelCompileError, CelError, CelEvaluationError
+from kubedra.cel.libs.semver import SEMVER
 from kubedra.cel.selector import CelFeatures, selector_environment
+from kubedra.cel.types import BOOL, INT, STRING, CelType
 
 # The Go type cel-go's ref.Val.Value() has for each kind of CEL value, for error messages.
 _GO_TYPES = {
@@ -28,13 +30,16 @@ _GO_TYPES = {
 
 
 class CompiledDerivedAttribute:
-    """One derived attribute expression, compiled once."""
+    """One derived attribute expression, compiled once; ``output_type`` and the estimated
+    worst-case cost are what validation checks."""
 
-    __slots__ = ("_program", "expression")
+    __slots__ = ("_program", "estimated_max_cost", "expression", "output_type")
 
     def __init__(self, expression: str, program: Program) -> None:
         self.expression = expression
         self._program = program
+        self.output_type: CelType = program.output_type
+        self.estimated_max_cost: int = program.estimated_max_cost
 
     def attribute(self, device: CelDevice) -> dict[str, Any]:
         """The DeviceAttribute dict for ``device``; raises CelEvaluationError."""
@@ -90,6 +95,29 @@ def _to_attribute(value: Any) -> dict[str, Any]:
     raise CelEvaluationError(f"unsupported CEL return type: {_go_type(value)}")
 
 
+def _allowed_element(t: CelType) -> bool:
+    return t in (BOOL, INT, STRING, SEMVER) or t.kind in ("dyn", "free")
+
+
+def _allowed_output(t: CelType, lists: bool) -> bool:
+    if _allowed_element(t):
+        return True
+    return lists and t.kind == "list" and len(t.params) == 1 and _allowed_element(t.params[0])
+
+
+def output_type_problem(t: CelType, lists: bool = True) -> str | None:
+    """Upstream's ``validateOutputType`` for a derived attribute: None when ``t`` is a scalar
+    (or, with ``lists``, a list of scalars), else the message."""
+    if _allowed_output(t, lists):
+        return None
+    if lists:
+        return (
+            "must evaluate to a primitive scalar (string, integer, boolean, semver) or a list "
+            f"of these scalars, not {t}"
+        )
+    return f"must evaluate to a primitive scalar (string, integer, boolean, semver), not {t}"
+
+
 @lru_cache(maxsize=1024)
 def _compile(expression: str) -> CompiledDerivedAttribute | CelCompileError:
     env = selector_environment(CelFeatures())
@@ -107,4 +135,9 @@ def compile_derived_attribute(expression: str) -> CompiledDerivedAttribute:
     return compiled
 
 
-__all__ = ["CelError", "CompiledDerivedAttribute", "compile_derived_attribute"]
+__all__ = [
+    "CelError",
+    "CompiledDerivedAttribute",
+    "compile_derived_attribute",
+    "output_type_problem",
+]
