@@ -7,6 +7,7 @@ every resource in one answer); other clients get the legacy documents (``APIVers
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,7 @@ SHORT_NAMES: dict[str, list[str]] = {
 }
 """Upstream's short names (resource.k8s.io defines none)."""
 
-WITH_STATUS = frozenset({"Pod", "Node", "Namespace", "ResourceClaim"})
+WITH_STATUS = frozenset({"Pod", "Node", "Namespace", "ResourceClaim", "ResourcePoolStatusRequest"})
 """Kinds with a ``/status`` subresource: their main endpoint keeps the stored status."""
 
 EVENT = KindInfo("Event", "v1", "events", True)
@@ -43,14 +44,23 @@ class GroupVersion:
         return f"{self.group}/{self.version}" if self.group else self.version
 
 
-def served_kinds() -> list[KindInfo]:
-    return [*KINDS.values(), EVENT]
+GATED_KINDS: dict[str, str] = {"ResourcePoolStatusRequest": "DRAResourcePoolStatus"}
+"""Kinds served only when their feature gate is on (alpha APIs, e.g. KEP-5677's v1alpha3)."""
 
 
-def group_versions() -> list[GroupVersion]:
+def hidden_kinds(enabled: Callable[[str], bool]) -> frozenset[str]:
+    """The gated kinds whose gate ``enabled`` says is off: not served at all."""
+    return frozenset(kind for kind, gate in GATED_KINDS.items() if not enabled(gate))
+
+
+def served_kinds(hidden: frozenset[str] = frozenset()) -> list[KindInfo]:
+    return [*(info for info in KINDS.values() if info.kind not in hidden), EVENT]
+
+
+def group_versions(hidden: frozenset[str] = frozenset()) -> list[GroupVersion]:
     """The served group/versions, the core group first, in first-seen order."""
     seen: dict[str, GroupVersion] = {}
-    for info in served_kinds():
+    for info in served_kinds(hidden):
         group, _, version = info.api_version.rpartition("/")
         seen.setdefault(info.api_version, GroupVersion(group, version))
     return list(seen.values())
@@ -61,8 +71,10 @@ def resource_of_kind(kind: str) -> str:
     return info.resource if info else kind.lower() + "s"
 
 
-def find_resource(api_version: str, resource: str) -> KindInfo | None:
-    for info in served_kinds():
+def find_resource(
+    api_version: str, resource: str, hidden: frozenset[str] = frozenset()
+) -> KindInfo | None:
+    for info in served_kinds(hidden):
         if info.api_version == api_version and info.resource == resource:
             return info
     return None
@@ -77,10 +89,10 @@ def api_versions(host: str) -> dict[str, Any]:
     }
 
 
-def api_group(group: str) -> dict[str, Any]:
+def api_group(group: str, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     versions = [
         {"groupVersion": gv.group_version, "version": gv.version}
-        for gv in group_versions()
+        for gv in group_versions(hidden)
         if gv.group == group
     ]
     return {
@@ -92,24 +104,24 @@ def api_group(group: str) -> dict[str, Any]:
     }
 
 
-def api_groups() -> dict[str, Any]:
+def api_groups(hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """``/apis``: every named group (the core group is under ``/api``)."""
     groups: list[str] = []
-    for gv in group_versions():
+    for gv in group_versions(hidden):
         if gv.group and gv.group not in groups:
             groups.append(gv.group)
     items = []
     for group in groups:
-        body = api_group(group)
+        body = api_group(group, hidden)
         del body["kind"], body["apiVersion"]
         items.append(body)
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": items}
 
 
-def resource_list(api_version: str) -> dict[str, Any] | None:
+def resource_list(api_version: str, hidden: frozenset[str] = frozenset()) -> dict[str, Any] | None:
     """``/api/v1`` or ``/apis/GROUP/VERSION``; None when the version is not served."""
     resources: list[dict[str, Any]] = []
-    for info in served_kinds():
+    for info in served_kinds(hidden):
         if info.api_version != api_version:
             continue
         singular = info.kind.lower()
@@ -200,15 +212,15 @@ def _resource_discovery(info: KindInfo, group: str, version: str) -> dict[str, A
     return entry
 
 
-def aggregated(core: bool) -> dict[str, Any]:
+def aggregated(core: bool, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """``/api`` (``core``) or ``/apis`` as an ``apidiscovery.k8s.io/v2`` list in one answer."""
     groups: dict[str, list[dict[str, Any]]] = {}
-    for gv in group_versions():
+    for gv in group_versions(hidden):
         if (gv.group == "") != core:
             continue
         resources = [
             _resource_discovery(info, gv.group, gv.version)
-            for info in served_kinds()
+            for info in served_kinds(hidden)
             if info.api_version == gv.group_version
         ]
         versions = groups.setdefault(gv.group, [])

@@ -53,7 +53,9 @@ class Target:
     subresource: str
 
 
-def parse_target(api_version: str, segments: list[str]) -> Target:
+def parse_target(
+    api_version: str, segments: list[str], hidden: frozenset[str] = frozenset()
+) -> Target:
     """``[namespaces, NS,] RESOURCE [, NAME [, SUB]]`` under one group/version."""
     namespace: str | None = None
     if len(segments) >= 3 and segments[0] == "namespaces" and segments[2] not in ("status",):
@@ -61,7 +63,7 @@ def parse_target(api_version: str, segments: list[str]) -> Target:
         segments = segments[2:]
     if not segments or len(segments) > 3:
         raise path_not_found()
-    info = discovery.find_resource(api_version, segments[0])
+    info = discovery.find_resource(api_version, segments[0], hidden)
     if info is None or (namespace is not None and not info.namespaced):
         raise path_not_found()
     name = segments[1] if len(segments) > 1 else None
@@ -103,13 +105,15 @@ class ApiRoutes:
 
     async def core(self, request: Request) -> Response:
         if discovery.wants_aggregated(request.headers.get("accept")):
-            return json_response(discovery.aggregated(core=True), media=discovery.AGGREGATED)
+            body = discovery.aggregated(core=True, hidden=self.cluster.hidden_kinds)
+            return json_response(body, media=discovery.AGGREGATED)
         return json_response(discovery.api_versions(request.url.netloc))
 
     async def groups(self, request: Request) -> Response:
         if discovery.wants_aggregated(request.headers.get("accept")):
-            return json_response(discovery.aggregated(core=False), media=discovery.AGGREGATED)
-        return json_response(discovery.api_groups())
+            body = discovery.aggregated(core=False, hidden=self.cluster.hidden_kinds)
+            return json_response(body, media=discovery.AGGREGATED)
+        return json_response(discovery.api_groups(self.cluster.hidden_kinds))
 
     async def version(self, request: Request) -> Response:
         return json_response(discovery.version_info(self.cluster.release))
@@ -121,7 +125,9 @@ class ApiRoutes:
         return error_response(path_not_found())
 
     async def openapi_v3(self, request: Request, rest: str = "") -> Response:
-        body = openapi.document(rest.strip("/")) if rest.strip("/") else openapi.root()
+        hidden = self.cluster.hidden_kinds
+        key = rest.strip("/")
+        body = openapi.document(key, hidden) if key else openapi.root(hidden)
         if body is None:
             return error_response(path_not_found())
         return json_response(body)
@@ -142,9 +148,10 @@ class ApiRoutes:
             return await self.groups(request)
         group = segments[0]
         if len(segments) == 1:
-            if group not in {gv.group for gv in discovery.group_versions() if gv.group}:
+            hidden = self.cluster.hidden_kinds
+            if group not in {gv.group for gv in discovery.group_versions(hidden) if gv.group}:
                 return error_response(path_not_found())
-            return json_response(discovery.api_group(group))
+            return json_response(discovery.api_group(group, hidden))
         return await self._dispatch(request, f"{group}/{segments[1]}", segments[2:])
 
     async def _dispatch(self, request: Request, api_version: str, segments: list[str]) -> Response:
@@ -152,11 +159,11 @@ class ApiRoutes:
             if not segments:
                 if request.method != "GET":
                     raise path_not_found()
-                resources = discovery.resource_list(api_version)
+                resources = discovery.resource_list(api_version, self.cluster.hidden_kinds)
                 if resources is None:
                     raise path_not_found()
                 return json_response(resources)
-            target = parse_target(api_version, segments)
+            target = parse_target(api_version, segments, self.cluster.hidden_kinds)
             return await self._serve(request, target)
         except ApiError as error:
             return error_response(error)

@@ -19,6 +19,7 @@ from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
 from kubedra.cluster.kinds import CREATION_ORDER, KINDS
 from kubedra.cluster.kubelet import Kubelet
+from kubedra.cluster.poolstatus import PoolStatusController
 from kubedra.cluster.store import Store, StoreError, key_of
 from kubedra.cluster.tainteviction import DeviceTaintEvictionController
 
@@ -93,6 +94,7 @@ class Simulation:
             self.clock,
             optional_node_operations=self.features.optional_node_operations,
         )
+        self.pool_status_controller = PoolStatusController(self.store, self.clock)
         factory = scheduler_factory or default_scheduler
         self.scheduler = factory(self.store, self.clock, self.features, policy, seed)
         self.cycles = 0
@@ -148,6 +150,10 @@ class Simulation:
                 if on_cycle is not None:
                     on_cycle()
             progressed = self.kubelet.sync() or progressed
+            if not progressed:
+                # Pool status requests are answered once the rest has settled: a snapshot of
+                # the cluster after the scheduling that the last change set off.
+                progressed = self.pool_status_controller.sync()
             if not progressed or self.cycles >= MAX_CYCLES:
                 return
 
