@@ -473,3 +473,33 @@ class PoolStatusController:
             self.store.update(request | {"status": status})
             answered = True
         return answered
+
+
+def cluster_pool_statuses(
+    store: Store, default_attribute: str = "", taint_rules: bool = True
+) -> list[dict[str, Any]]:
+    """Every pool's PoolStatus as a request for its driver and pool would get it now, sorted
+    by driver and pool; an incomplete pool gets only its ``validationError`` (the controller
+    would wait for it instead). For ``plan utilization`` and the web page."""
+    slices = store.list("ResourceSlice")
+    claims = store.list("ResourceClaim")
+    rules = store.list("DeviceTaintRule") if taint_rules else []
+    pools = sorted(
+        {
+            (str(_dict(s.get("spec")).get("driver") or ""), str(pool.get("name") or ""))
+            for s in slices
+            if (pool := _dict(_dict(s.get("spec")).get("pool")))
+        }
+    )
+    out: list[dict[str, Any]] = []
+    for driver, name in pools:
+        spec: dict[str, Any] = {"driver": driver, "poolName": name}
+        if default_attribute:
+            spec["defaultPartitionTypeAttribute"] = default_attribute
+        try:
+            out.extend(pool_statuses(spec, slices, claims, rules)[1])
+        except PoolIncomplete as incomplete:
+            out.append(
+                {"driver": driver, "poolName": name, "validationError": _truncate(str(incomplete))}
+            )
+    return out
