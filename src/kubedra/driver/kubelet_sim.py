@@ -12,7 +12,10 @@ It does what the kubelet's DRA manager does, and reports every contract violatio
 - unprepares claims once no running pod on the node needs them (even if the claim is gone);
 - with DRAOptionalNodeOperations (KEP-5945) on, skips NodePrepareResources or
   NodeUnprepareResources for a driver when every allocated device of that driver in the claim
-  skips it (``skipNodeOperations`` copied from the ResourceSlice into the allocation result).
+  skips it (``skipNodeOperations`` copied from the ResourceSlice into the allocation result);
+- reads the device metadata (KEP-5304) that the CDI devices mount into containers: the mount
+  must land where the protocol puts it and the host file must hold a known version; the
+  report shows what a container would read.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ import grpc
 
 from kubedra.api import nodeops
 from kubedra.api.validation.resource_common import validate_driver_name
-from kubedra.driver.cdi import CDIError, index_devices, parse_qualified_name
+from kubedra.driver import metadata as devmeta
+from kubedra.driver.cdi import CDIError, index_devices, load_spec_file, parse_qualified_name
 from kubedra.driver.claims import base_request
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2 as health_v1_pb2
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2_grpc as health_v1_grpc
@@ -106,6 +110,8 @@ class PreparedClaim:
     # Drivers whose NodePrepareResources (NodeUnprepareResources) was skipped (KEP-5945).
     skipped_prepare: set[str] = field(default_factory=set)
     skip_unprepare: set[str] = field(default_factory=set)
+    # What containers would read: one entry per device metadata mount (KEP-5304).
+    device_metadata: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _active(pod: dict[str, Any]) -> bool:
@@ -396,6 +402,7 @@ class KubeletSim:
                 self.failures[str(ref)] = entry.error
                 continue
             ids = self._check_devices(driver, ref, claim, entry.devices, cdi_index)
+            mounts = self._read_metadata(driver, ref, claim, ids, cdi_index)
             if ref.uid not in self.prepared:
                 self.prepared[ref.uid] = PreparedClaim(
                     ref,
@@ -408,6 +415,7 @@ class KubeletSim:
                 )
             self.prepared[ref.uid].drivers.add(driver)
             self.prepared[ref.uid].cdi_device_ids.extend(ids)
+            self.prepared[ref.uid].device_metadata.extend(mounts)
 
     def _check_uids(self, driver: str, method: str, asked: list[str], response: Any) -> None:
         answered = set(response.claims.keys())
@@ -457,6 +465,56 @@ class KubeletSim:
                     )
                 ids.append(device_id)
         return ids
+
+    def _read_metadata(
+        self,
+        driver: str,
+        ref: ClaimRef,
+        claim: dict[str, Any],
+        device_ids: list[str],
+        cdi_index: dict[str, Path],
+    ) -> list[dict[str, Any]]:
+        """The device metadata mounts among the CDI devices: where the container sees the
+        file and its first object of a known version; a mount off the protocol's path or an
+        unreadable file is a violation."""
+        subject = f"{driver} claim {ref}"
+        annotations = (claim.get("metadata") or {}).get("annotations") or {}
+        pod_claim = str(annotations.get(devmeta.POD_CLAIM_NAME_ANNOTATION) or "")
+        found = []
+        for device_id in device_ids:
+            path = cdi_index.get(device_id)
+            if path is None:
+                continue
+            name = device_id.partition("=")[2]
+            try:
+                spec = load_spec_file(path)
+            except CDIError:
+                continue  # changed since it was indexed; the next round sees it again
+            device: dict[str, Any] = next(
+                (d for d in spec.get("devices") or [] if d.get("name") == name), {}
+            )
+            for mount in (device.get("containerEdits") or {}).get("mounts") or []:
+                target = str(mount.get("containerPath") or "")
+                if not target.startswith(devmeta.CONTAINER_DIR + "/"):
+                    continue
+                request = target.split("/")[-2]
+                expected = devmeta.container_path(driver, request, ref.name, pod_claim)
+                if target != expected:
+                    self.violate(
+                        "device-metadata",
+                        subject,
+                        f"{device_id} mounts at {target}, not {expected}",
+                    )
+                host = str(mount.get("hostPath") or "")
+                try:
+                    content = devmeta.read_device_metadata(host)
+                except devmeta.MetadataError as error:
+                    self.violate("device-metadata", subject, str(error))
+                    continue
+                found.append(
+                    {"cdiDeviceID": device_id, "containerPath": target, "content": content}
+                )
+        return found
 
     def _unprepare(self, prepared: PreparedClaim) -> None:
         ref = prepared.ref
@@ -561,6 +619,7 @@ class KubeletSim:
                 uid: {
                     "claim": str(p.ref),
                     "cdiDeviceIDs": p.cdi_device_ids,
+                    **({"deviceMetadata": p.device_metadata} if p.device_metadata else {}),
                     **(
                         {
                             "skippedNodeOperations": {
