@@ -142,3 +142,17 @@ def test_all_still_leaves_out_a_device_too_small_for_the_request() -> None:
     ]
     c = claim("c", request("r", allocationMode="All", capacity={"requests": {"slots": "2"}}))
     assert picked(allocate([slice_("s", gpus)], [c])) == ["r=gpu-1"]
+
+
+def test_admin_access_to_a_partition_in_use_still_needs_its_counters() -> None:
+    """kubernetes/kubernetes#140729 (open): admin access is not exempt from the counter check,
+    so admin access to an allocated partitionable device fails with insufficient counters
+    unless the counter set can hold the device twice. Known upstream behaviour that kubedra
+    keeps until upstream changes it (docs/reference/allocator.md)."""
+    devices = slice_("devices", [_consumer("gpu-0")], count=2)
+    slices = [_counter_slice("gpu.example.com", "node-1", limit="1"), devices]
+    taken = allocated(claim("user", request("r")), result("r", "gpu-0"))
+    admin = claim("c", request("r", adminAccess=True))
+    assert allocate(slices, [admin], allocated_claims=[taken]).unschedulable
+    roomy = [_counter_slice("gpu.example.com", "node-1", limit="2"), devices]
+    assert picked(allocate(roomy, [admin], allocated_claims=[taken])) == ["r=gpu-0"]
