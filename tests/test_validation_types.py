@@ -109,7 +109,8 @@ def test_unknown_kind_is_reported() -> None:
         'kind: Unsupported value: "Deployment": supported values: "DeviceClass", '
         '"DeviceTaintRule", '
         '"Namespace", "Node", "Pod", "PodDisruptionBudget", "PodGroup", "PriorityClass", '
-        '"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "Workload"'
+        '"ResourceClaim", "ResourceClaimTemplate", "ResourcePoolStatusRequest", '
+        '"ResourceSlice", "Workload"'
     ]
 
 
