@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kubedra.allocator.inventory import DeviceInfo, PoolView
+from kubedra.allocator.inventory import NO_GROUPS, DeviceInfo, PoolView
 
 Groups = tuple[bool, frozenset[str]] | None
 """The running state of one counter set: None before any device is placed on it, else
@@ -47,13 +47,20 @@ def fold(state: Groups, groups: frozenset[str]) -> Groups:
     return (False, common & groups)
 
 
+def groups_of(device: DeviceInfo) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Per counter set the device consumes, the groups it declares there (empty: none)."""
+    if device.declares_groups:
+        return device.compat_groups
+    return tuple((set_name, NO_GROUPS) for set_name, _ in device.consumes)
+
+
 def baseline(pool: PoolView, allocated: Callable[[str], bool]) -> dict[str, Groups]:
     """Per counter set, the groups of the pool's devices that are already allocated."""
     out: dict[str, Groups] = {}
     for s in pool.counter_slices:
         for d in s.devices:
-            if d.compat_groups and allocated(d.key):
-                for set_name, groups in d.compat_groups:
+            if d.consumes and allocated(d.key):
+                for set_name, groups in groups_of(d):
                     out[set_name] = fold(out.get(set_name), groups)
     return out
 
@@ -64,7 +71,7 @@ def grouped_counter_sets(pool: PoolView, allocated: Callable[[str], bool]) -> fr
         set_name
         for s in pool.counter_slices
         for d in s.devices
-        if d.compat_groups and allocated(d.key)
+        if d.declares_groups and allocated(d.key)
         for set_name, groups in d.compat_groups
         if groups
     )
@@ -73,4 +80,4 @@ def grouped_counter_sets(pool: PoolView, allocated: Callable[[str], bool]) -> fr
 def unverifiable(device: DeviceInfo, grouped: frozenset[str]) -> bool:
     """With the gate off: the device declares groups, or draws from a counter set where an
     allocated device does, so the allocator skips it."""
-    return any(groups or set_name in grouped for set_name, groups in device.compat_groups)
+    return device.declares_groups or any(s in grouped for s, _ in device.consumes)

@@ -34,6 +34,8 @@ def lookup_attribute(
         return device.attrs.get(name)
     expression = derived[name]
     cache = device.derived_cache
+    if cache is None:
+        cache = device.derived_cache = {}
     found = cache.get(expression)
     if found is None:
         # An error aborts the allocation, so only values are cached (keyed by expression,

@@ -517,9 +517,10 @@ class Search:
                 if features.compatibility_groups:
                     # Devices placed by this call only narrow the groups (compat.fold).
                     base = self._groups_base(device)
-                    if not all(compat.admits(base.get(n), g) for n, g in device.compat_groups):
+                    groups = compat.groups_of(device)
+                    if not all(compat.admits(base.get(n), g) for n, g in groups):
                         return False
-                elif device.compat_groups and compat.unverifiable(device, self._grouped(device)):
+                elif self._unverifiable(device):
                     return False
                 pool = self.view.pool_by_key.get((device.driver, device.pool))
                 if pool is None:
@@ -597,7 +598,7 @@ class Search:
                             claim.label, data.result_name, "incompatible compatibility groups", key
                         )
                     return None
-            elif device.compat_groups and compat.unverifiable(device, self._grouped(device)):
+            elif self._unverifiable(device):
                 if recorder is not None:
                     recorder.reject(
                         claim.label, data.result_name, "compatibility groups not enforced", key
@@ -711,18 +712,21 @@ class Search:
             and OPTIONAL_NODE_OPERATIONS in self.node.declared_features
         )
 
-    def _grouped(self, device: DeviceInfo) -> frozenset[str]:
+    def _unverifiable(self, device: DeviceInfo) -> bool:
+        """With DRADeviceCompatibilityGroups off: whether the device must be skipped."""
+        if device.declares_groups:
+            return True
         pool_key = (device.driver, device.pool)
-        found = self._grouped_sets.get(pool_key)
-        if found is None:
+        grouped = self._grouped_sets.get(pool_key)
+        if grouped is None:
             pool = self.view.pool_by_key.get(pool_key)
-            found = (
-                frozenset()
-                if pool is None
-                else compat.grouped_counter_sets(pool, self.state.allocated)
+            grouped = (
+                compat.grouped_counter_sets(pool, self.state.allocated)
+                if pool is not None and pool.declares_groups
+                else frozenset()
             )
-            self._grouped_sets[pool_key] = found
-        return found
+            self._grouped_sets[pool_key] = grouped
+        return bool(grouped) and compat.unverifiable(device, grouped)
 
     def _groups_base(self, device: DeviceInfo) -> dict[str, compat.Groups]:
         """The groups of the allocated devices of the device's pool, per counter set."""
@@ -751,7 +755,7 @@ class Search:
                 else:
                     del running[set_name]
 
-        for set_name, groups in device.compat_groups:
+        for set_name, groups in compat.groups_of(device):
             existed = set_name in running
             current = running[set_name] if existed else base.get(set_name)
             if not compat.admits(current, groups):

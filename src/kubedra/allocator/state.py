@@ -110,10 +110,12 @@ class AllocatedState:
             for set_name, counters in pool.counter_sets.items()
             for cname, amount in counters.items()
         }
-        allocated = self.allocated
+        # IsDeviceAllocated (``allocated``) inlined: this loop runs for every pool change.
+        in_use, shares, shared = self.in_use, self.shares, self.shared
         for s in pool.counter_slices:
             for d in s.devices:
-                if d.counter_use and allocated(d.key):
+                key = d.key
+                if d.counter_use and (key in in_use or key in shares or key in shared):
                     for k, amount in d.counter_use:
                         if k in available:
                             available[k] -= amount
