@@ -137,3 +137,42 @@ def test_restarted_plugins_are_registered_again_and_stale_sockets_waited_for(sho
     finally:
         first.stop()
         sim.close()
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_skip_node_operations_skip_the_grpc_calls_with_the_gate(drivers, driver_dirs, gate):
+    """KEP-5945 (k8s.io/api resource/v1 ``SkipNodeOperations``, kubernetes/kubernetes#139933):
+    with the kubelet's DRAOptionalNodeOperations gate, a claim whose allocated devices of a
+    driver all skip NodePrepareResources is not prepared by that driver (no CDI spec is
+    written), and not unprepared either; without the gate both calls are made."""
+    cluster = ClusterDirectory(driver_dirs.cluster)
+    cluster.register_node("node-1")
+    drivers.start()
+    pod = build_pod("p", "pod-uid", ["c1"])
+    cluster.put(pod)
+    claim = reserved(build_claim("c1", "uid-1", [("gpu", "gpu-0")]), pod)
+    claim["status"]["allocation"]["devices"]["results"][0]["skipNodeOperations"] = ["*"]
+    cluster.put(claim)
+    sim = KubeletSim(
+        "node-1", driver_dirs.registry, cluster, driver_dirs.cdi, optional_node_operations=gate
+    )
+    try:
+        sim.step()
+        report = sim.report()
+        specs = sorted(p.name for p in driver_dirs.cdi.iterdir())
+        if gate:
+            assert specs == []
+            assert report["prepared"]["uid-1"]["skippedNodeOperations"] == {
+                "gpu.example.com": ["NodePrepareResources", "NodeUnprepareResources"]
+            }
+        else:
+            assert specs == ["k8s.gpu.example.com-gpu_uid-1.json"]
+            assert "skippedNodeOperations" not in report["prepared"]["uid-1"]
+        pod["status"]["phase"] = "Succeeded"
+        cluster.put(pod)
+        sim.step()
+        assert sim.prepared == {}
+        calls = sim.report()["latencyMs"]
+        assert calls["prepare"]["count"] == calls["unprepare"]["count"] == (0 if gate else 1)
+    finally:
+        sim.close()

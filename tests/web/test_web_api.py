@@ -151,6 +151,20 @@ def test_apply_creates_and_schedules(client: Any) -> None:
     assert body["created"] == []
 
 
+def test_state_has_each_pools_status_at_the_live_state(client: Any) -> None:
+    """The utilisation panel's pool status is what a ResourcePoolStatusRequest for the pool
+    reports (KEP-5677; kubernetes/kubernetes pkg/controller/resourcepoolstatusrequest)."""
+    _, state = client.get("/api/state")
+    pools = {s["poolName"]: s for s in state["poolStatus"]}
+    assert sorted(pools) == ["worker-1", "worker-2", "worker-3"]
+    assert (pools["worker-2"]["allocatedDevices"], pools["worker-2"]["availableDevices"]) == (1, 0)
+    assert pools["worker-3"]["allocatedDevices"] == 0
+    client.post("/api/apply", {"manifest": CLAIM})
+    _, state = client.get("/api/state")
+    pools = {s["poolName"]: s for s in state["poolStatus"]}
+    assert (pools["worker-3"]["allocatedDevices"], pools["worker-3"]["nodeName"]) == (1, "worker-3")
+
+
 def test_apply_refuses_invalid_objects_without_creating(client: Any) -> None:
     status, body = client.post("/api/apply", {"manifest": BAD_CLAIM})
     assert status == 422 and not body["ok"]

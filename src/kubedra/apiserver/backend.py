@@ -15,8 +15,8 @@ from kubedra.api.defaults import apply_defaults
 from kubedra.api.io import DecodeError, decode
 from kubedra.api.releases import DEFAULT
 from kubedra.api.scheduling_versions import to_version
-from kubedra.api.validation import validate_object
-from kubedra.apiserver.discovery import EVENT, WITH_STATUS
+from kubedra.api.validation import validate_object, validate_update
+from kubedra.apiserver.discovery import EVENT, WITH_STATUS, hidden_kinds
 from kubedra.apiserver.events import EventRecorder
 from kubedra.apiserver.status import ApiError, bad_request, from_store_error, not_found
 from kubedra.apiserver.watch import ChangeFeed
@@ -59,6 +59,8 @@ class LiveCluster:
         self.closed = False
         self.release: str | None = None
         """The Kubernetes release ``/version`` reports (None: the default)."""
+        self.hidden_kinds: frozenset[str] = hidden_kinds(lambda gate: False)
+        """Gated kinds not served (``discovery.GATED_KINDS`` whose gate is off)."""
         with self.lock:
             self.store.subscribe(self._record)
             self._settle()
@@ -103,6 +105,8 @@ class LiveCluster:
         obj = self._decode(info, namespace, body)
         if info.kind == "Namespace" and not (obj.get("status") or {}).get("phase"):
             obj["status"] = {**(obj.get("status") or {}), "phase": "Active"}  # as upstream
+        if info.kind == "ResourcePoolStatusRequest":
+            obj.pop("status", None)  # its strategy's PrepareForCreate: the controller answers
         name = str(obj["metadata"].get("name") or obj["metadata"].get("generateName") or "")
         with self.lock:
             try:
@@ -194,9 +198,11 @@ class LiveCluster:
     # --- helpers ---------------------------------------------------------------------------
 
     def _update(self, info: KindInfo, name: str, new: dict[str, Any]) -> dict[str, Any]:
-        """Default and validate as on create (the store trusts its controllers' updates)."""
+        """Default and validate as on create, plus the kind's update rules (immutable fields);
+        the store trusts its controllers' updates."""
         new = apply_defaults(new, now=self.clock.now())
-        errors = validate_object(new)
+        current = self.store.get(info.kind, name, new["metadata"].get("namespace"))
+        errors = validate_update(new, current) if current is not None else validate_object(new)
         if errors:
             raise from_store_error(invalid(info, name, errors), info, name)
         try:

@@ -17,18 +17,20 @@ def gv_path(api_version: str) -> str:
     return f"apis/{api_version}" if "/" in api_version else f"api/{api_version}"
 
 
-def root(release: str | None = None) -> dict[str, Any]:
+def root(release: str | None = None, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """``/openapi/v3``: where each group/version's document is."""
     paths = {}
-    for gv in discovery.group_versions(release):
+    for gv in discovery.group_versions(release, hidden):
         key = gv_path(gv.group_version)
         paths[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={OPENAPI_HASH}"}
     return {"paths": paths}
 
 
-def document(key: str, release: str | None = None) -> dict[str, Any] | None:
+def document(
+    key: str, release: str | None = None, hidden: frozenset[str] = frozenset()
+) -> dict[str, Any] | None:
     """``/openapi/v3/api/v1`` and the like; None for versions not served."""
-    versions = {gv_path(gv.group_version): gv for gv in discovery.group_versions(release)}
+    versions = {gv_path(gv.group_version): gv for gv in discovery.group_versions(release, hidden)}
     gv = versions.get(key)
     if gv is None:
         return None
@@ -37,7 +39,7 @@ def document(key: str, release: str | None = None) -> dict[str, Any] | None:
         for name in ("dryRun", "fieldManager", "fieldValidation", "force")
     ]
     paths: dict[str, Any] = {}
-    for info in discovery.served_kinds(release):
+    for info in discovery.served_kinds(release, hidden):
         if info.api_version != gv.group_version or info is discovery.EVENT:
             continue
         gvk = {"group": gv.group, "version": gv.version, "kind": info.kind}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 
 from kubedra.apiserver.app import create_app
 from kubedra.apiserver.backend import LiveCluster, SimulationLike
+from kubedra.apiserver.discovery import hidden_kinds
 from kubedra.apiserver.runner import HOST, START_TIMEOUT_SECONDS, UvicornRunner
 
 __all__ = ["HOST", "START_TIMEOUT_SECONDS", "ApiServer"]
@@ -23,9 +25,13 @@ class ApiServer(UvicornRunner):
         host: str = HOST,
         prefix: str = "",
         release: str | None = None,
+        gate_enabled: Callable[[str], bool] | None = None,
     ) -> None:
         cluster = LiveCluster(simulation)
         cluster.release = release
+        if gate_enabled is not None:
+            # Alpha APIs (ResourcePoolStatusRequest) are served only with their gate on.
+            cluster.hidden_kinds = hidden_kinds(gate_enabled)
         self.prefix = prefix.rstrip("/")
         self.app = create_app(cluster, self.prefix)
         # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP,

@@ -73,15 +73,26 @@ def kubelet_sim(
         Path | None, typer.Option(help="Also write the JSON report to this file.")
     ] = None,
     log_level: Annotated[str, typer.Option(help="Python logging level.")] = "WARNING",
+    feature_gates: Annotated[
+        str | None,
+        typer.Option(
+            "--feature-gates",
+            help="The kubelet's gates, e.g. DRAOptionalNodeOperations=true (skip node "
+            "operations that every allocated device of a driver in a claim skips).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Register plugins, prepare the claims of the node's running pods, unprepare when they end.
 
     Prints a JSON report (plugins, prepared claims, contract violations, failures, latencies);
     exits with 3 when it saw contract violations, with 4 when --once waited in vain for a plugin.
     """
+    from kubedra.cli.options import feature_gates as parse_gates
     from kubedra.driver.kubelet_sim import KubeletSim
     from kubedra.driver.store import open_store
 
+    gates = parse_gates(None, feature_gates)
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     try:
         store = open_store(cluster_dir, kubeconfig)
@@ -92,7 +103,14 @@ def kubelet_sim(
     except StoreError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
-    sim = KubeletSim(node_name, registry_dir, store, cdi_dir, call_timeout=call_timeout)
+    sim = KubeletSim(
+        node_name,
+        registry_dir,
+        store,
+        cdi_dir,
+        call_timeout=call_timeout,
+        optional_node_operations=gates.enabled("DRAOptionalNodeOperations"),
+    )
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

@@ -31,6 +31,12 @@ class Output(enum.StrEnum):
     JSON = "json"
 
 
+class UtilizationOutput(enum.StrEnum):
+    TEXT = "text"
+    JSON = "json"
+    YAML = "yaml"
+
+
 Paths = Annotated[
     list[Path] | None,
     typer.Argument(
@@ -140,7 +146,9 @@ def utilization(
     example: Example = None,
     device_policy: PolicyOpt = None,
     placement: PlacementOpt = None,
-    output: OutputOpt = Output.TEXT,
+    output: Annotated[
+        UtilizationOutput, typer.Option("--output", "-o", help="text, json or yaml.")
+    ] = UtilizationOutput.TEXT,
     plot_file: Annotated[
         Path | None, typer.Option("--plot", help="Also draw bar charts to FILE.png or FILE.svg.")
     ] = None,
@@ -150,14 +158,33 @@ def utilization(
             "--pod", help="A pod shape (file) that fragmentation is judged by too.", metavar="FILE"
         ),
     ] = None,
+    partition_type_attribute: Annotated[
+        str | None,
+        typer.Option(
+            "--partition-type-attribute",
+            help="Group partitions by this string attribute where no slice of a pool names one "
+            "(a ResourcePoolStatusRequest's spec.defaultPartitionTypeAttribute).",
+        ),
+    ] = None,
 ) -> None:
     """Devices, capacity and counters used and free per node, pool and device class.
 
     FRAG is the share of free capacity (or free devices) that neither a Pending pod nor a
-    --pod shape can use ("-" when there is neither)."""
+    --pod shape can use ("-" when there is neither). Pools also get what a
+    ResourcePoolStatusRequest would report for them (partition types allocatable/total; in
+    JSON and YAML the whole poolStatus)."""
+    from kubedra.api.validation.resource_common import validate_fully_qualified_name
+    from kubedra.cluster.poolstatus import cluster_pool_statuses
     from kubedra.planning.cluster import PlanInputError, load_objects
     from kubedra.planning.usage import pod_requests, usage, waiting_requests
-    from kubedra.planning.utilization import groups, plot, table
+    from kubedra.planning.utilization import attach_pool_status, groups, plot, table
+
+    if partition_type_attribute is not None:
+        problems = validate_fully_qualified_name(
+            partition_type_attribute, "--partition-type-attribute"
+        )
+        if problems:
+            raise _fail(str(problems[0]))
 
     if plot_file is not None and plot_file.suffix.lower() not in (".png", ".svg"):
         raise _fail(f"--plot {plot_file}: the file name must end in .png or .svg")
@@ -171,8 +198,13 @@ def utilization(
     for shape in shapes:
         requests += pod_requests(allocator, shape, sim)
     rows = groups(usage(sim, requests))
-    if output is Output.JSON:
+    attach_pool_status(rows, cluster_pool_statuses(sim.store, partition_type_attribute or ""))
+    if output is UtilizationOutput.JSON:
         typer.echo(json.dumps([g.to_dict() for g in rows], indent=2))
+    elif output is UtilizationOutput.YAML:
+        import yaml
+
+        typer.echo(yaml.safe_dump([g.to_dict() for g in rows], sort_keys=False), nl=False)
     else:
         typer.echo(table(rows))
     if plot_file is not None:

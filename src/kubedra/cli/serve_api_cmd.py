@@ -76,7 +76,9 @@ def serve_api(
     for problem in problems:
         typer.echo(f"warning: {problem.source}: {problem.object}: {problem.message}", err=True)
     try:
-        server = ApiServer(simulation, port=port, release=read.gates.release)
+        server = ApiServer(
+            simulation, port=port, release=read.gates.release, gate_enabled=read.gates.enabled
+        )
     except OSError as error:
         typer.echo(f"error: cannot listen on 127.0.0.1:{port}: {error.strerror}", err=True)
         raise typer.Exit(EXIT_BAD_INPUT) from error

@@ -20,6 +20,7 @@ from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
 from kubedra.cluster.kinds import CREATION_ORDER, KINDS
 from kubedra.cluster.kubelet import Kubelet
+from kubedra.cluster.poolstatus import PoolStatusController
 from kubedra.cluster.store import Store, StoreError, key_of
 from kubedra.cluster.tainteviction import DeviceTaintEvictionController
 
@@ -90,7 +91,12 @@ class Simulation:
         )
         self.claim_controller = ResourceClaimController(self.store)
         self.taint_controller = DeviceTaintEvictionController(self.store, self.clock)
-        self.kubelet = Kubelet(self.store, self.clock)
+        self.kubelet = Kubelet(
+            self.store,
+            self.clock,
+            optional_node_operations=self.features.optional_node_operations,
+        )
+        self.pool_status_controller = PoolStatusController(self.store, self.clock)
         self.scheduler = scheduler_factory(self.store, self.clock, self.features, policy, seed)
         self.cycles = 0
 
@@ -125,7 +131,9 @@ class Simulation:
             old_uid = (obj.get("metadata") or {}).get("uid")
             try:
                 # An export (it has a uid) passed admission in its cluster: restored as it is.
-                created = self.store.create(_for_create(obj, uid_map), admit=not old_uid)
+                created = self.store.create(
+                    self.kubelet.register(_for_create(obj, uid_map)), admit=not old_uid
+                )
             except StoreError as error:
                 problems.append(CreateProblem(key_of(obj), where[i], error.message))
                 continue
@@ -147,6 +155,10 @@ class Simulation:
                 if on_cycle is not None:
                     on_cycle()
             progressed = self.kubelet.sync() or progressed
+            if not progressed:
+                # Pool status requests are answered once the rest has settled: a snapshot of
+                # the cluster after the scheduling that the last change set off.
+                progressed = self.pool_status_controller.sync()
             if not progressed or self.cycles >= MAX_CYCLES:
                 return
 

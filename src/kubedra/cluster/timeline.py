@@ -132,7 +132,7 @@ def _create(value: Any, where: str) -> tuple[str, Action]:
 
     def run(sim: Any) -> None:
         for obj in objects:
-            sim.store.create(obj)
+            sim.store.create(sim.kubelet.register(obj))
 
     return f"create {names}", run
 

@@ -347,6 +347,29 @@ function renderCharts(use) {
   $("#chart-nodes").replaceChildren(barChart("Devices in use per node", byNode));
   $("#chart-classes").replaceChildren(barChart("Devices in use per device class", byClass));
   $("#chart-capacity").replaceChildren(barChart("Capacity used vs free", capRows));
+  $("#chart-pools").replaceChildren(...poolStatusCharts(d.poolStatus || []));
+}
+
+// What a ResourcePoolStatusRequest reports per pool (KEP-5677). The server computes it at the
+// live state only, so the titles say so while the step-through shows an earlier step.
+function poolStatusCharts(statuses) {
+  const short = (t) => (t.length > 16 ? t.slice(0, 15) + "…" : t);
+  const when = isLive() ? "" : " (live state)";
+  const parts = [], shares = [], notes = [];
+  for (const s of statuses) {
+    const pool = s.poolName;
+    for (const p of s.partitionSummary || []) {
+      parts.push({ label: short(`${pool} ${p.type}`), used: p.total - p.allocatable, total: p.total, text: `${p.allocatable}/${p.total} left` });
+    }
+    for (const c of (s.shareableSummary || {}).capacity || []) {
+      shares.push({ label: short(`${pool} ${c.name}`), used: c.consumedNumber, total: c.totalNumber, text: `${c.consumed} / ${c.total}` });
+    }
+    if (s.validationError) notes.push(el("p", { class: "muted pool-status-error", text: `${s.driver}/${pool}: ${s.validationError}` }));
+  }
+  const out = [];
+  if (parts.length) out.push(barChart(`Partitions not allocatable per type${when}`, parts));
+  if (shares.length) out.push(barChart(`Shareable capacity consumed${when}`, shares));
+  return [...out, ...notes];
 }
 
 // ---- step-through ---------------------------------------------------------------------------
