@@ -212,19 +212,70 @@ POLICY_NAMES = (
 )
 """The built-in placement policies (kubedra.scheduler.policies; a test keeps both equal)."""
 
-POLICY_HELP = """\b
-Placement policies (--policy NAME; opt-in, the default profile stays upstream's):
-- first-fit: Upstream's default profile, with devices taken in pool order (the default).
-- best-fit: Fills the fullest node that fits (least cpu and devices left) and, inside it, the device with the least capacity left.
-- spread: Devices only: takes the device with the most capacity left (nodes as upstream).
-- random: Picks a random feasible node and random fitting devices (seeded).
-- dot-product: Tetris: the node whose free cpu and devices align least with the pod's request (smallest dot product), best-fit devices.
-- gpu-packing: Partly used devices first, then free devices on a used node, then an idle node: keeps whole devices and idle nodes free.
-- gpu-clustering: Puts pods with the same device request (count, share or whole) on the same nodes, fuller nodes first.
-- fgd: Fragmentation Gradient Descent: the node and devices where the workload's expected unusable free device capacity grows least.
-- most-allocated: Adds DRADeviceUtilization beside the default scores: prefers nodes with most devices in use (packs).
-- least-allocated: Adds DRADeviceUtilization beside the default scores: prefers nodes with most devices free (spreads).
---device-policy NAME takes only a policy's device choice, --node-score NAME only its node score; see docs/guides/policies.md."""  # noqa: E501
+WRAP = 76
+"""Width of the policy list in help: 80 columns less click's epilog indent, and a margin."""
+
+_POLICY_SUMMARIES = (
+    ("first-fit", "Upstream's default profile, with devices taken in pool order (the default)."),
+    (
+        "best-fit",
+        "Fills the fullest node that fits (least cpu and devices left) and, inside it, "
+        "the device with the least capacity left.",
+    ),
+    ("spread", "Devices only: takes the device with the most capacity left (nodes as upstream)."),
+    ("random", "Picks a random feasible node and random fitting devices (seeded)."),
+    (
+        "dot-product",
+        "Tetris: the node whose free cpu and devices align least with the pod's request "
+        "(smallest dot product), best-fit devices.",
+    ),
+    (
+        "gpu-packing",
+        "Partly used devices first, then free devices on a used node, then an idle node: "
+        "keeps whole devices and idle nodes free.",
+    ),
+    (
+        "gpu-clustering",
+        "Puts pods with the same device request (count, share or whole) on the same "
+        "nodes, fuller nodes first.",
+    ),
+    (
+        "fgd",
+        "Fragmentation Gradient Descent: the node and devices where the workload's "
+        "expected unusable free device capacity grows least.",
+    ),
+    (
+        "most-allocated",
+        "Adds DRADeviceUtilization beside the default scores: prefers nodes with most "
+        "devices in use (packs).",
+    ),
+    (
+        "least-allocated",
+        "Adds DRADeviceUtilization beside the default scores: prefers nodes with most "
+        "devices free (spreads).",
+    ),
+)
+
+
+def _policy_help() -> str:
+    """The epilog, wrapped to fit 80 columns with click's indent of 2 (click keeps a \\b block
+    as written)."""
+    import textwrap
+
+    lines = textwrap.wrap(
+        "Placement policies (--policy NAME; opt-in, the default profile stays upstream's):", WRAP
+    )
+    for name, summary in _POLICY_SUMMARIES:
+        lines += textwrap.wrap(f"- {name}: {summary}", WRAP, subsequent_indent="  ")
+    lines += textwrap.wrap(
+        "--device-policy NAME takes only a policy's device choice, --node-score NAME only its "
+        "node score; see docs/guides/policies.md.",
+        WRAP,
+    )
+    return "\b\n" + "\n".join(lines)
+
+
+POLICY_HELP = _policy_help()
 """The policies with what each optimises, for the epilog of commands taking --policy."""
 
 PlacementPolicy = Annotated[
