@@ -125,8 +125,8 @@ def simulate(
 
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
     from kubedra.cluster.simulation import Simulation
+    from kubedra.cluster.steps import load_steps
     from kubedra.cluster.timeline import TimelineError
-    from kubedra.planning.steps import load_steps
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
 
