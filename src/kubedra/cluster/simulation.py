@@ -133,7 +133,9 @@ class Simulation:
     # --- running ---------------------------------------------------------------------------
 
     def settle(self, on_cycle: Callable[[], None] | None = None) -> None:
-        """Run controllers, scheduler and kubelets until none of them has work."""
+        """Run controllers, scheduler and kubelets until none of them has work (at most
+        MAX_CYCLES scheduling cycles per call)."""
+        limit = self.cycles + MAX_CYCLES
         while True:
             progressed = self.claim_controller.sync()
             progressed = self.taint_controller.sync() or progressed
@@ -144,7 +146,7 @@ class Simulation:
                 if on_cycle is not None:
                     on_cycle()
             progressed = self.kubelet.sync() or progressed
-            if not progressed or self.cycles >= MAX_CYCLES:
+            if not progressed or self.cycles >= limit:
                 return
 
     def run(

@@ -17,7 +17,7 @@ import heapq
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from kubedra.allocator.explain import Recorder
@@ -77,6 +77,15 @@ class SchedulerConfig:
     """Which valid devices the allocator picks (kubedra.allocator.policy); opt-in."""
     node_score: str | None = None
     """Opt-in DRA node score beside the default plugins: most-allocated | least-allocated."""
+    queue_timing: bool = False
+    """The queue's timed behaviour (error backoff, the 5-minute flush of unschedulable pods;
+    kubedra.scheduler.queue), for runs where time passes (replay). Snapshots run to a fixed
+    point without moving the clock for the queue."""
+
+
+UNHINTED_KINDS = frozenset({"PodGroup", "Workload", "PodDisruptionBudget", "PriorityClass"})
+"""Kinds whose changes no queueing hint of the default profile reports (with deletions of
+claims and slices): only the queue's periodic flush retries pods after them."""
 
 
 DEVICE_UTILIZATION = "DRADeviceUtilization"
@@ -178,7 +187,8 @@ class Scheduler:
         self.features = self.config.features
         self.q = QuantityCache()
         self.nodes = NodeList()
-        self.queue = SchedulingQueue()
+        self.queue = SchedulingQueue(timed=self.config.queue_timing)
+        self.unhinted_changes = 0
         self.dra = DynamicResources(store, clock, self.features)
         self.dra.check_classes = self.config.policy != "first-fit"
         self.dra.device_policy = self.config.device_policy
@@ -215,6 +225,11 @@ class Scheduler:
     def _on_event(self, event: Event) -> None:
         kind = event.kind
         obj = event.obj
+        if kind in UNHINTED_KINDS or (
+            event.type == "DELETED" and kind in ("ResourceClaim", "ResourceSlice")
+        ):
+            self.unhinted_changes += 1
+            self.queue.unhinted_change(self.unhinted_changes, self._now())
         if kind == "Pod":
             self._on_pod(event)
             return
@@ -383,6 +398,17 @@ class Scheduler:
     def has_work(self) -> bool:
         return self._waiting_due() is not None or self.queue.has_work(self._now())
 
+    def use_queue_timing(self) -> None:
+        """Follow the queue's timed behaviour from now on (``SchedulerConfig.queue_timing``)."""
+        self.config.queue_timing = True
+        self.queue.timed = True
+
+    def next_queue_wakeup(self) -> datetime | None:
+        """With queue timing: when the queue has timed work (an error backoff ending, a flush
+        retry of unschedulable pods that may change something)."""
+        due = self.queue.next_wakeup()
+        return None if due is None else START + timedelta(seconds=due)
+
     def next_wakeup(self) -> datetime | None:
         """The earliest binding timeout of a pod waiting in PreBind."""
         times = []
@@ -403,7 +429,7 @@ class Scheduler:
         if waiting is not None:
             return self._finish_waiting(*waiting)
         while True:
-            entry = self.queue.pop(self._now())
+            entry = self.queue.pop(self._now(), self.unhinted_changes)
             if entry is None:
                 return None
             pod = self._pod(entry.key)
