@@ -6,7 +6,6 @@ Exit status: 0 when every pod is placed, 2 when some pod stays Pending, 1 for ba
 
 from __future__ import annotations
 
-import enum
 import sys
 import time
 from pathlib import Path
@@ -14,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubedra.cli import options
+from kubedra.cli import options, sim_flags
 from kubedra.cli.options import Output
+from kubedra.cli.sim_flags import GangMode, Policy, PreemptionMode, PreemptionOption
 from kubedra.cli.sim_input import example_names
 from kubedra.cli.sim_input import example_text as _example_text
 
@@ -25,37 +25,19 @@ if TYPE_CHECKING:
     from kubedra.cli.sim_input import SimInput
     from kubedra.cluster.simulation import Simulation
 
-__all__ = ["_example_text", "example_names", "simulate"]  # kubedra.planning reads examples
+__all__ = [
+    "GangMode",
+    "PreemptionMode",
+    "PreemptionOption",
+    "_example_text",
+    "example_names",
+    "simulate",
+]  # kubedra.planning reads examples
 
 EXIT_PLACED = 0
 EXIT_BAD_INPUT = 1
 EXIT_PENDING = 2
 _PROGRESS_AFTER_S = 0.5
-
-
-class GangMode(enum.StrEnum):
-    UPSTREAM = "upstream"
-    BACKTRACK = "backtrack"
-
-
-class PreemptionMode(enum.StrEnum):
-    UPSTREAM = "upstream"
-    EXTENDED = "extended"
-
-
-PreemptionOption = Annotated[
-    PreemptionMode,
-    typer.Option(
-        "--preemption",
-        help="upstream (DefaultPreemption) or extended (victims chosen by re-running the "
-        "allocator; network-attached devices, partitions).",
-    ),
-]
-
-
-class Policy(enum.StrEnum):
-    DEFAULT = "default"
-    FIRST_FIT = "first-fit"
 
 
 def simulate(
@@ -71,13 +53,8 @@ def simulate(
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
-    scheduler: Annotated[
-        Policy, typer.Option("--scheduler", help="default (kube-scheduler) or first-fit.")
-    ] = Policy.DEFAULT,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", help="Random pick among tied nodes and random names, seeded."),
-    ] = None,
+    scheduler: sim_flags.SchedulerOption = Policy.DEFAULT,
+    seed: sim_flags.SeedOption = None,
     events: Annotated[
         Path | None, typer.Option("--events", help="A timeline of later changes (YAML).")
     ] = None,
@@ -85,27 +62,12 @@ def simulate(
         Path | None,
         typer.Option("--what-if", help="Steps (YAML) to apply after it, each shown as a diff."),
     ] = None,
-    device_policy: Annotated[
-        str, typer.Option("--device-policy", help="first-fit (upstream), best-fit or spread.")
-    ] = "first-fit",
-    node_score: Annotated[
-        str | None,
-        typer.Option("--node-score", help="Opt-in DRA node score: most-allocated|least-allocated."),
-    ] = None,
-    gang: Annotated[
-        GangMode,
-        typer.Option("--gang", help="upstream (greedy, all-or-nothing) or backtrack (search)."),
-    ] = GangMode.UPSTREAM,
-    preemption: PreemptionOption = PreemptionMode.UPSTREAM,
-    preemption_sets: Annotated[
-        int,
-        typer.Option(
-            "--preemption-sets", min=1, help="Victim sets --preemption extended tries per node."
-        ),
-    ] = 2000,
-    gang_steps: Annotated[
-        int, typer.Option("--gang-steps", min=1, help="Node choices --gang backtrack may try.")
-    ] = 10_000,
+    device_policy: sim_flags.DevicePolicyOption = "first-fit",
+    node_score: sim_flags.NodeScoreOption = None,
+    gang: sim_flags.GangOption = GangMode.UPSTREAM,
+    preemption: sim_flags.PreemptionOption = PreemptionMode.UPSTREAM,
+    preemption_sets: sim_flags.PreemptionSetsOption = sim_flags.DEFAULT_PREEMPTION_SETS,
+    gang_steps: sim_flags.GangStepsOption = sim_flags.DEFAULT_GANG_STEPS,
 ) -> None:
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
@@ -124,7 +86,6 @@ def simulate(
     from rich.console import Console
 
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
-    from kubedra.cluster.simulation import Simulation
     from kubedra.cluster.steps import load_steps
     from kubedra.cluster.timeline import TimelineError
 
@@ -160,26 +121,16 @@ def simulate(
         for line in read.skipped:
             err.print(line, markup=False)
 
-    from kubedra.planning.cluster import PlanInputError, scheduler_factory
+    from kubedra.planning.cluster import PlanInputError
 
-    try:
-        factory = scheduler_factory(device_policy, node_score)
-    except (ValueError, PlanInputError) as error:
-        err.print(f"error: {error}")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    sim = Simulation(
-        namespace=namespace or "default",
-        policy=scheduler.value,
-        seed=seed,
-        features=read.features,
-        scheduler_factory=factory,
+    def fail(message: str) -> None:
+        err.print(f"error: {message}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+    scheduling = sim_flags.SchedulerFlags(
+        scheduler, seed, device_policy, node_score, gang, preemption, preemption_sets, gang_steps
     )
-    config = getattr(sim.scheduler, "config", None)
-    if config is not None:
-        config.gang = gang.value
-        config.gang_steps = gang_steps
-        config.preemption = preemption.value
-        config.preemption_sets = preemption_sets
+    sim = scheduling.simulation(namespace or "default", read.features, fail)
     problems = sim.load(read.objects, read.sources)
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}", markup=False)
