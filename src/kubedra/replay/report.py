@@ -219,23 +219,27 @@ def text(state: ReplayState) -> list[str]:
     if state.problems:
         lines += ["", f"Problems ({len(state.problems)}):"]
         lines += [f"  {p}" for p in state.problems[:50]]
-    lines += ["", "POD  ARRIVAL  BOUND  NODE  FINISHED  WAIT  PREEMPTIONS  EVICTIONS  RESTARTS"]
+    rows = [["POD", "ARRIVAL", "BOUND", "NODE", "END", "WAIT", "PREEMPTED", "EVICTED", "RESTARTS"]]
     for record in state.records[:TEXT_PODS]:
-        lines.append(
-            "  ".join(
-                [
-                    record.key,
-                    human(record.arrival),
-                    human(record.bound),
-                    record.node or "-",
-                    human(record.finished if record.finished is not None else record.gone),
-                    human(record.wait_seconds),
-                    str(record.preemptions),
-                    str(record.evictions),
-                    str(record.restarts),
-                ]
-            )
+        end = human(record.finished) if record.gone is None else f"gone {human(record.gone)}"
+        rows.append(
+            [
+                record.key,
+                human(record.arrival),
+                human(record.bound),
+                record.node or "-",
+                end,
+                human(record.wait_seconds),
+                str(record.preemptions),
+                str(record.evictions),
+                str(record.restarts),
+            ]
         )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines.append("")
+    lines += [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows
+    ]
     if len(state.records) > TEXT_PODS:
         lines.append(f"... and {len(state.records) - TEXT_PODS} more pods (-o json lists all)")
     return lines
