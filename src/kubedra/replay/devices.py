@@ -7,13 +7,16 @@ not the size of the cluster. Devices that look alike to every request seen so fa
 classes and request matches, the same capacity and policies) form one kind; the stranded
 figure is then worked out per kind and free state, not per device.
 
-Stranded (the fragmentation figure of issue 18 and of ``kubedra plan utilization``): free
-devices, or free capacity of shared devices, that no request of a pending pod could use at
-that moment: no pending request's class and selectors match the device, or what is free of it
-is less than what the request would consume (after the capacity's request policy). As in
-planning, this is judged per request and per device: node resources, taints and partitionable
-counters are not considered. While no pod waits for devices, free devices are idle, not
-stranded (the figure is 0).
+Stranded (the fragmentation figure of issue 18): free devices, or free capacity of shared
+devices, that no request of a pending pod could use at that moment. A request can use a device
+when its class and selectors match it, what is free of it covers what the request would
+consume (after the capacity's request policy), and its pool (for node-local slices: its node)
+has as many such devices as the request's ``count`` (all of the pool's matching devices for
+``allocationMode: All``): a lone free GPU on a node is stranded while the pods that wait need
+two GPUs on one node. Node resources, taints and partitionable counters are not considered.
+While no pod waits for devices, free devices are idle, not stranded (the figure is 0). The
+figure is kept per pool and worked out again only for the pools that changed, or for all when
+the set of pending requests changed.
 """
 
 from __future__ import annotations
@@ -72,8 +75,18 @@ class Sample:
     stranded_capacity: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _Option:
+    """One (sub)request a pending pod makes: what selects, consumes and how many."""
+
+    chain: SelectorChain
+    capacity: Mapping[str, Any] | None
+    count: int
+    all: bool
+
+
 class _Kind:
-    __slots__ = ("capacity_names", "classes", "consumption", "full", "matches", "rep", "states")
+    __slots__ = ("capacity_names", "classes", "consumption", "full", "matches", "rep")
 
     def __init__(self, rep: DeviceInfo, classes: tuple[str, ...], matches: frozenset[int]) -> None:
         self.rep = rep
@@ -81,18 +94,38 @@ class _Kind:
         self.matches = matches
         self.capacity_names = tuple(rep.capacity)
         self.full: tuple[int, ...] = tuple(c.number for c in rep.capacity.values())
-        self.states: dict[FreeState, int] = {}
         self.consumption: dict[int, tuple[int, ...] | None] = {}
 
 
 class _Device:
-    __slots__ = ("groups", "info", "kind", "state")
+    __slots__ = ("groups", "info", "kind", "pool", "state")
 
-    def __init__(self, info: DeviceInfo, groups: tuple[tuple[str, str], ...]) -> None:
+    def __init__(self, info: DeviceInfo, groups: tuple[tuple[str, str], ...], pool: _Pool) -> None:
         self.info = info
         self.groups = groups
+        self.pool = pool
         self.kind: _Kind | None = None
         self.state: FreeState = ()
+
+
+class _Pool:
+    """One pool's devices, counted by kind and free state, and what of it is stranded."""
+
+    __slots__ = ("counts", "devices", "stranded", "stranded_capacity")
+
+    def __init__(self) -> None:
+        self.devices: list[_Device] = []
+        self.counts: dict[tuple[_Kind, FreeState], int] = {}
+        self.stranded = 0
+        self.stranded_capacity: dict[str, int] = {}
+
+    def count(self, kind: _Kind, state: FreeState, delta: int) -> None:
+        key = (kind, state)
+        value = self.counts.get(key, 0) + delta
+        if value:
+            self.counts[key] = value
+        else:
+            self.counts.pop(key, None)
 
 
 class DeviceMeter:
@@ -108,14 +141,18 @@ class DeviceMeter:
         self.capacity_taken: dict[str, int] = {}
         self._allocator: Allocator | None = None
         self._devices: dict[str, _Device] = {}
-        self._by_pool: dict[tuple[str, str], list[_Device]] = {}
+        self._pools: dict[tuple[str, str], _Pool] = {}
         self._kinds: dict[tuple[Any, ...], _Kind] = {}
         self._offset = 0
-        self._options: dict[tuple[int, str], int] = {}
-        """(selector chain id, capacity request) -> option id."""
-        self._option_data: list[tuple[SelectorChain, Mapping[str, Any] | None]] = []
+        self._options: dict[tuple[int, str, int, bool], int] = {}
+        """(selector chain id, capacity request, count, all) -> option id."""
+        self._option_data: list[_Option] = []
         self._shapes: dict[tuple[str, ...], frozenset[int]] = {}
         self._now = 0.0
+        self._changed: set[_Pool] = set()
+        self._pending: frozenset[int] | None = None
+        self.stranded = 0
+        self.stranded_capacity: dict[str, int] = {}
 
     # --- following the allocator ------------------------------------------------------------
 
@@ -129,10 +166,13 @@ class DeviceMeter:
         changes = allocator.state.changes
         if self._offset == len(changes):
             return
-        pools = set(changes[self._offset :])
+        keys = set(changes[self._offset :])
         self._offset = len(changes)
-        for pool in pools:
-            for device in self._by_pool.get(pool, ()):
+        for key in keys:
+            pool = self._pools.get(key)
+            if pool is None:
+                continue
+            for device in pool.devices:
                 self._refresh(device, now)
 
     def _rebuild(self, allocator: Allocator, now: float) -> None:
@@ -140,6 +180,8 @@ class DeviceMeter:
             integral.advance(now)
             integral.allocated = integral.total = 0
         self.capacity_taken = {}
+        self.stranded = 0
+        self.stranded_capacity = {}
         self._allocator = allocator
         self._offset = len(allocator.state.changes)
         self._options.clear()
@@ -152,11 +194,13 @@ class DeviceMeter:
         ]
         newest: dict[tuple[str, str], int] = {}
         for s in inventory.slices:
-            pool = (s.driver, s.pool)
-            newest[pool] = max(newest.get(pool, s.generation), s.generation)
+            key = (s.driver, s.pool)
+            newest[key] = max(newest.get(key, s.generation), s.generation)
         self._devices = {}
-        self._by_pool = {}
+        self._pools = {}
         self._kinds = {}
+        self._changed = set()
+        self._pending = None
         for s in inventory.slices:
             if s.generation != newest[(s.driver, s.pool)]:
                 continue
@@ -167,9 +211,12 @@ class DeviceMeter:
                 model = self._model(info)
                 if model is not None:
                     groups.append(("model", model))
-                device = _Device(info, tuple(groups))
+                pool = self._pools.get((s.driver, s.pool))
+                if pool is None:
+                    pool = self._pools[(s.driver, s.pool)] = _Pool()
+                device = _Device(info, tuple(groups), pool)
                 self._devices[info.key] = device
-                self._by_pool.setdefault((s.driver, s.pool), []).append(device)
+                pool.devices.append(device)
                 for group in device.groups:
                     self._integral(group, now).total += 1
                 for group in groups[: len(classes)]:
@@ -177,7 +224,7 @@ class DeviceMeter:
                         self._capacity_integral(group[1], name, now).total += cap.number
                 device.kind = self._kind_of(info, classes)
                 device.state = device.kind.full
-                device.kind.states[device.state] = device.kind.states.get(device.state, 0) + 1
+                pool.count(device.kind, device.state, 1)
                 self._refresh(device, now)
 
     def _model(self, info: DeviceInfo) -> str | None:
@@ -192,8 +239,8 @@ class DeviceMeter:
     def _kind_of(self, info: DeviceInfo, classes: tuple[str, ...]) -> _Kind:
         matches = frozenset(
             option
-            for option, (chain, _) in enumerate(self._option_data)
-            if chain.evaluate(info) is True
+            for option, data in enumerate(self._option_data)
+            if data.chain.evaluate(info) is True
         )
         capacity = repr(sorted((k, repr(v)) for k, v in (info.raw.get("capacity") or {}).items()))
         key = (info.allow_multiple, capacity, classes, matches)
@@ -235,11 +282,9 @@ class DeviceMeter:
         old = device.state
         if new == old:
             return
-        states = kind.states
-        states[old] -= 1
-        if not states[old]:
-            del states[old]
-        states[new] = states.get(new, 0) + 1
+        device.pool.count(kind, old, -1)
+        device.pool.count(kind, new, 1)
+        self._changed.add(device.pool)
         device.state = new
         was_used, now_used = old != kind.full, new != kind.full
         if was_used != now_used:
@@ -293,11 +338,13 @@ class DeviceMeter:
                     if data.error is not None or data.chain is None:
                         continue
                     capacity = repr(sorted((data.capacity or {}).items()))
-                    key = (data.chain.chain_id, capacity)
+                    key = (data.chain.chain_id, capacity, data.count, data.mode_all)
                     option = self._options.get(key)
                     if option is None:
                         option = self._options[key] = len(self._option_data)
-                        self._option_data.append((data.chain, data.capacity))
+                        self._option_data.append(
+                            _Option(data.chain, data.capacity, max(data.count, 1), data.mode_all)
+                        )
                         new = True
                     ids.add(option)
         if new:
@@ -308,15 +355,14 @@ class DeviceMeter:
 
     def _regroup(self) -> None:
         """New options: the kinds are drawn again from what matches them."""
-        kinds = self._kinds
         self._kinds = {}
-        for kind in kinds.values():
-            kind.states.clear()
+        for pool in self._pools.values():
+            pool.counts = {}
         for device in self._devices.values():
             assert device.kind is not None
             device.kind = self._kind_of(device.info, device.kind.classes)
-            states = device.kind.states
-            states[device.state] = states.get(device.state, 0) + 1
+            device.pool.count(device.kind, device.state, 1)
+        self._pending = None  # every pool is judged again
 
     # --- one moment -----------------------------------------------------------------------------
 
@@ -329,32 +375,67 @@ class DeviceMeter:
                 out.allocated[name] = integral.allocated
         out.capacity = {n: v for n, v in self.capacity_taken.items() if v}
         pending: set[int] = set()
-        shapes = list(pending_shapes)
         if self._allocator is not None:
-            for shape in shapes:
+            for shape in pending_shapes:
                 pending |= self.options(shape)
-        stranded_capacity: dict[str, int] = {}
-        for kind in self._kinds.values():
-            usable = [o for o in kind.matches if o in pending]
-            for state, count in kind.states.items():
-                if state is None:
-                    continue
+        frozen = frozenset(pending)
+        pools = self._pools.values() if frozen != self._pending else self._changed
+        self._pending = frozen
+        for pool in pools:
+            self._judge(pool, frozen)
+        self._changed = set()
+        for pool in self._pools.values():
+            for (kind, state), count in pool.counts.items():
                 if state == kind.full:
                     out.free_devices += count
-                if not shapes or any(self._fits(kind, option, state) for option in usable):
-                    continue  # no pod waits for devices (idle, not stranded), or one could use it
-                if state == kind.full:
-                    out.stranded_devices += count
-                for name, free in zip(kind.capacity_names, state, strict=True):
-                    if free:
-                        stranded_capacity[name] = stranded_capacity.get(name, 0) + free * count
-        out.stranded_capacity = stranded_capacity
+        out.stranded_devices = self.stranded
+        out.stranded_capacity = {n: v for n, v in self.stranded_capacity.items() if v}
         return out
+
+    def _judge(self, pool: _Pool, pending: frozenset[int]) -> None:
+        """Work out what of ``pool`` is stranded and update the totals."""
+        self.stranded -= pool.stranded
+        for name, value in pool.stranded_capacity.items():
+            self.stranded_capacity[name] -= value
+        pool.stranded = 0
+        pool.stranded_capacity = {}
+        if not pending:
+            return
+        usable_options: dict[int, bool] = {}
+        for option in pending:
+            data = self._option_data[option]
+            fitting = matching = 0
+            for (kind, state), count in pool.counts.items():
+                if option not in kind.matches:
+                    continue
+                matching += count
+                if state is not None and self._fits(kind, option, state):
+                    fitting += count
+            need = matching if data.all else data.count
+            usable_options[option] = fitting >= need > 0
+        for (kind, state), count in pool.counts.items():
+            if state is None:
+                continue
+            if any(
+                usable_options.get(o) and self._fits(kind, o, state)
+                for o in kind.matches
+                if o in pending
+            ):
+                continue
+            if state == kind.full:
+                pool.stranded += count
+            for name, free in zip(kind.capacity_names, state, strict=True):
+                if free:
+                    pool.stranded_capacity[name] = (
+                        pool.stranded_capacity.get(name, 0) + free * count
+                    )
+        self.stranded += pool.stranded
+        for name, value in pool.stranded_capacity.items():
+            self.stranded_capacity[name] = self.stranded_capacity.get(name, 0) + value
 
     def _fits(self, kind: _Kind, option: int, state: tuple[int, ...]) -> bool:
         if option not in kind.consumption:
-            _, capacity = self._option_data[option]
-            consumed = static_consumption(kind.rep, capacity)
+            consumed = static_consumption(kind.rep, self._option_data[option].capacity)
             kind.consumption[option] = (
                 None if consumed is None else tuple(amount for _, amount, _ in consumed)
             )

@@ -43,11 +43,12 @@ from kubedra.api.io.decoding import decode_document
 from kubedra.api.releases import DEFAULT
 from kubedra.api.validation import validate_object
 from kubedra.api.workloads import check_workload, is_workload, pod_spec_of
-from kubedra.cluster.steps import ALL as ACTIONS
-from kubedra.cluster.steps import build
+from kubedra.cluster.steps import ALL, build
 from kubedra.cluster.timeline import TimelineError, parse_duration
 
 ARRIVAL_FIELDS = ("at", "duration", "count", "restart", "objects", "file")
+ACTIONS = tuple(a for a in ALL if a != "wait")
+"""The timeline actions an entry may be (``at`` says when; ``wait`` has no use)."""
 MAX_COUNT = 100_000
 """The most copies one entry may make (a typo of a few zeros should not start a long run)."""
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
@@ -123,9 +124,7 @@ def load_trace(path: str | Path, namespace: str = "default", release: str = DEFA
     if path.suffix in JSON_LINES_SUFFIXES:
         data: Any = raws
     elif len(raws) > 1:
-        raise TraceError(
-            f"{source}: a trace is one YAML list of entries, not {len(raws)} documents"
-        )
+        raise TraceError(f"{source}: a trace is one list of entries, not {len(raws)} documents")
     else:
         data = raws[0] if raws else []
     return parse_trace(data, source, path.parent, namespace, release)
