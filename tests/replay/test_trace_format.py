@@ -170,7 +170,7 @@ def test_yaml_and_json_lines(tmp_path: Path) -> None:
         load_trace(lines)
     broken = tmp_path / "b.yaml"
     broken.write_text("- at: [0\n")
-    with pytest.raises(TraceError, match="b.yaml: document 0: YAML syntax error"):
+    with pytest.raises(TraceError, match=re.escape("b.yaml: document 0: YAML syntax error")):
         load_trace(broken)
     two = tmp_path / "two.yaml"
     two.write_text("- at: 0\n---\n- at: 1\n")

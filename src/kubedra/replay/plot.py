@@ -43,6 +43,7 @@ def plot(state: ReplayState, directory: Path) -> list[Path]:
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     try:
         directory.mkdir(exist_ok=True)
@@ -64,7 +65,7 @@ def plot(state: ReplayState, directory: Path) -> list[Path]:
             written.append(path)
         plt.close(fig)
 
-    plt.rcParams.update({"font.size": 13})
+    plt.rcParams.update({"font.size": 13, "lines.linewidth": 2, "svg.fonttype": "none"})
 
     fig, ax = plt.subplots(figsize=(WIDTH_INCHES, HEIGHT_INCHES))
     for device_class, values in sorted(series.allocated.items()):
@@ -72,6 +73,7 @@ def plot(state: ReplayState, directory: Path) -> list[Path]:
     ax.set_title("Devices allocated over time, per DeviceClass")
     ax.set_xlabel(f"time since the start ({unit})")
     ax.set_ylabel("devices allocated")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if series.allocated:
         ax.legend(loc="upper right")
     ax.grid(alpha=0.3)
@@ -83,6 +85,7 @@ def plot(state: ReplayState, directory: Path) -> list[Path]:
     ax.set_title("Queue over time")
     ax.set_xlabel(f"time since the start ({unit})")
     ax.set_ylabel("pods")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(loc="upper right")
     ax.grid(alpha=0.3)
     save(fig, "queue")
