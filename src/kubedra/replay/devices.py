@@ -153,6 +153,8 @@ class DeviceMeter:
         self._pending: frozenset[int] | None = None
         self.stranded = 0
         self.stranded_capacity: dict[str, int] = {}
+        self.free = 0
+        """Devices without any allocation."""
 
     # --- following the allocator ------------------------------------------------------------
 
@@ -182,6 +184,7 @@ class DeviceMeter:
         self.capacity_taken = {}
         self.stranded = 0
         self.stranded_capacity = {}
+        self.free = 0
         self._allocator = allocator
         self._offset = len(allocator.state.changes)
         self._options.clear()
@@ -225,6 +228,7 @@ class DeviceMeter:
                 device.kind = self._kind_of(info, classes)
                 device.state = device.kind.full
                 pool.count(device.kind, device.state, 1)
+                self.free += 1
                 self._refresh(device, now)
 
     def _model(self, info: DeviceInfo) -> str | None:
@@ -288,6 +292,7 @@ class DeviceMeter:
         device.state = new
         was_used, now_used = old != kind.full, new != kind.full
         if was_used != now_used:
+            self.free += 1 if was_used else -1
             for group in device.groups:
                 integral = self._integral(group, now)
                 integral.advance(now)
@@ -384,10 +389,7 @@ class DeviceMeter:
         for pool in pools:
             self._judge(pool, frozen)
         self._changed = set()
-        for pool in self._pools.values():
-            for (kind, state), count in pool.counts.items():
-                if state == kind.full:
-                    out.free_devices += count
+        out.free_devices = self.free
         out.stranded_devices = self.stranded
         out.stranded_capacity = {n: v for n, v in self.stranded_capacity.items() if v}
         return out

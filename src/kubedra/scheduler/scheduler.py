@@ -620,10 +620,17 @@ class Scheduler:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
         decision.feasible_nodes = len(feasible)
+        # Many nodes share one Status object (cached evaluations): join its reasons once.
+        messages: dict[int, str] = {}
         for st in statuses.values():
-            decision.rejections[st.message] = decision.rejections.get(st.message, 0) + 1
+            text = messages.get(id(st))
+            if text is None:
+                text = messages[id(st)] = st.message
+            decision.rejections[text] = decision.rejections.get(text, 0) + 1
         if not feasible:
-            decision.filter_reasons = {n: (st.plugin, st.message) for n, st in statuses.items()}
+            decision.filter_reasons = {
+                n: (st.plugin, messages[id(st)]) for n, st in statuses.items()
+            }
             post, nominee = self._post_filter(cycle, statuses, nodes)
             if nominee is not None:
                 decision.nominated = nominee
