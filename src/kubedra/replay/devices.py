@@ -14,9 +14,12 @@ consume (after the capacity's request policy), and its pool (for node-local slic
 has as many such devices as the request's ``count`` (all of the pool's matching devices for
 ``allocationMode: All``): a lone free GPU on a node is stranded while the pods that wait need
 two GPUs on one node. Node resources, taints and partitionable counters are not considered.
-While no pod waits for devices, free devices are idle, not stranded (the figure is 0). The
-figure is kept per pool and worked out again only for the pools that changed, or for all when
-the set of pending requests changed.
+While no pod waits for devices, free devices are idle, not stranded (the figure is 0).
+
+To keep a sample cheap, each pool's free devices are counted by the set of requests (of all
+seen so far) that could use them, as a bit mask, worked out again only for the pools that
+changed; the stranded figure for the pending requests is then the count of the masks that
+hold none of them.
 """
 
 from __future__ import annotations
@@ -109,15 +112,15 @@ class _Device:
 
 
 class _Pool:
-    """One pool's devices, counted by kind and free state, and what of it is stranded."""
+    """One pool's devices, counted by kind and free state, and its free devices and capacity
+    by the mask of the requests that could use them."""
 
-    __slots__ = ("counts", "devices", "stranded", "stranded_capacity")
+    __slots__ = ("contributions", "counts", "devices")
 
     def __init__(self) -> None:
         self.devices: list[_Device] = []
         self.counts: dict[tuple[_Kind, FreeState], int] = {}
-        self.stranded = 0
-        self.stranded_capacity: dict[str, int] = {}
+        self.contributions: dict[int, tuple[int, dict[str, int]]] = {}
 
     def count(self, kind: _Kind, state: FreeState, delta: int) -> None:
         key = (kind, state)
@@ -150,9 +153,8 @@ class DeviceMeter:
         self._shapes: dict[tuple[str, ...], frozenset[int]] = {}
         self._now = 0.0
         self._changed: set[_Pool] = set()
-        self._pending: frozenset[int] | None = None
-        self.stranded = 0
-        self.stranded_capacity: dict[str, int] = {}
+        self._masks: dict[int, list[Any]] = {}
+        """Request mask -> [free devices, free capacity per name] over all pools."""
         self.free = 0
         """Devices without any allocation."""
 
@@ -182,8 +184,7 @@ class DeviceMeter:
             integral.advance(now)
             integral.allocated = integral.total = 0
         self.capacity_taken = {}
-        self.stranded = 0
-        self.stranded_capacity = {}
+        self._masks = {}
         self.free = 0
         self._allocator = allocator
         self._offset = len(allocator.state.changes)
@@ -203,7 +204,6 @@ class DeviceMeter:
         self._pools = {}
         self._kinds = {}
         self._changed = set()
-        self._pending = None
         for s in inventory.slices:
             if s.generation != newest[(s.driver, s.pool)]:
                 continue
@@ -220,6 +220,7 @@ class DeviceMeter:
                 device = _Device(info, tuple(groups), pool)
                 self._devices[info.key] = device
                 pool.devices.append(device)
+                self._changed.add(pool)
                 for group in device.groups:
                     self._integral(group, now).total += 1
                 for group in groups[: len(classes)]:
@@ -367,7 +368,7 @@ class DeviceMeter:
             assert device.kind is not None
             device.kind = self._kind_of(device.info, device.kind.classes)
             device.pool.count(device.kind, device.state, 1)
-        self._pending = None  # every pool is judged again
+        self._changed = set(self._pools.values())  # every pool is judged again
 
     # --- one moment -----------------------------------------------------------------------------
 
@@ -379,33 +380,38 @@ class DeviceMeter:
             if scope == "class":
                 out.allocated[name] = integral.allocated
         out.capacity = {n: v for n, v in self.capacity_taken.items() if v}
-        pending: set[int] = set()
+        out.free_devices = self.free
+        pending = 0
         if self._allocator is not None:
             for shape in pending_shapes:
-                pending |= self.options(shape)
-        frozen = frozenset(pending)
-        pools = self._pools.values() if frozen != self._pending else self._changed
-        self._pending = frozen
-        for pool in pools:
-            self._judge(pool, frozen)
+                for option in self.options(shape):
+                    pending |= 1 << option
+        for pool in self._changed:
+            self._judge(pool)
         self._changed = set()
-        out.free_devices = self.free
-        out.stranded_devices = self.stranded
-        out.stranded_capacity = {n: v for n, v in self.stranded_capacity.items() if v}
+        if not pending:
+            return out
+        capacity: dict[str, int] = {}
+        for mask, (devices, free) in self._masks.items():
+            if mask & pending:
+                continue
+            out.stranded_devices += devices
+            for name, value in free.items():
+                capacity[name] = capacity.get(name, 0) + value
+        out.stranded_capacity = {n: v for n, v in capacity.items() if v}
         return out
 
-    def _judge(self, pool: _Pool, pending: frozenset[int]) -> None:
-        """Work out what of ``pool`` is stranded and update the totals."""
-        self.stranded -= pool.stranded
-        for name, value in pool.stranded_capacity.items():
-            self.stranded_capacity[name] -= value
-        pool.stranded = 0
-        pool.stranded_capacity = {}
-        if not pending:
-            return
-        usable_options: dict[int, bool] = {}
-        for option in pending:
-            data = self._option_data[option]
+    def _judge(self, pool: _Pool) -> None:
+        """Count the pool's free devices and capacity again by the requests that could use
+        them, and update the totals."""
+        masks = self._masks
+        for mask, (devices, free) in pool.contributions.items():
+            total = masks[mask]
+            total[0] -= devices
+            for name, value in free.items():
+                total[1][name] -= value
+        usable: list[int] = []
+        for option, data in enumerate(self._option_data):
             fitting = matching = 0
             for (kind, state), count in pool.counts.items():
                 if option not in kind.matches:
@@ -414,26 +420,29 @@ class DeviceMeter:
                 if state is not None and self._fits(kind, option, state):
                     fitting += count
             need = matching if data.all else data.count
-            usable_options[option] = fitting >= need > 0
+            if fitting >= need > 0:
+                usable.append(option)
+        contributions: dict[int, tuple[int, dict[str, int]]] = {}
         for (kind, state), count in pool.counts.items():
             if state is None:
                 continue
-            if any(
-                usable_options.get(o) and self._fits(kind, o, state)
-                for o in kind.matches
-                if o in pending
-            ):
-                continue
+            mask = 0
+            for option in usable:
+                if option in kind.matches and self._fits(kind, option, state):
+                    mask |= 1 << option
+            devices, free = contributions.get(mask, (0, {}))
             if state == kind.full:
-                pool.stranded += count
-            for name, free in zip(kind.capacity_names, state, strict=True):
-                if free:
-                    pool.stranded_capacity[name] = (
-                        pool.stranded_capacity.get(name, 0) + free * count
-                    )
-        self.stranded += pool.stranded
-        for name, value in pool.stranded_capacity.items():
-            self.stranded_capacity[name] = self.stranded_capacity.get(name, 0) + value
+                devices += count
+            for name, value in zip(kind.capacity_names, state, strict=True):
+                if value:
+                    free[name] = free.get(name, 0) + value * count
+            contributions[mask] = (devices, free)
+        pool.contributions = contributions
+        for mask, (devices, free) in contributions.items():
+            total = masks.setdefault(mask, [0, {}])
+            total[0] += devices
+            for name, value in free.items():
+                total[1][name] = total[1].get(name, 0) + value
 
     def _fits(self, kind: _Kind, option: int, state: tuple[int, ...]) -> bool:
         if option not in kind.consumption:

@@ -152,6 +152,17 @@ class PodCycle:
     (None: not cacheable, e.g. claims that are already allocated)."""
 
 
+@dataclass(frozen=True)
+class _Failure:
+    """What a failed attempt found, to answer the same attempt again while nothing changed."""
+
+    message: str
+    rejectors: frozenset[str]
+    rejections: dict[str, int]
+    filter_reasons: dict[str, tuple[str, str]]
+    evaluated_nodes: int
+
+
 STATIC_PLUGINS = frozenset({P.NODE_UNSCHEDULABLE, P.NODE_NAME, P.TAINT_TOLERATION, P.NODE_AFFINITY})
 
 
@@ -205,6 +216,8 @@ class Scheduler:
         self._claim_users: dict[str, set[str]] = {}
         self._pod_claim_keys: dict[str, set[str]] = {}
         self._tables: dict[str, ShapeTable] = {}
+        self._failures: dict[tuple[Any, ...], _Failure] = {}
+        self._failures_world: tuple[int, ...] = ()
         # Existing objects, dependencies first (pods after the nodes they are bound to).
         self._syncing = True
         for kind in CREATION_ORDER:
@@ -562,6 +575,11 @@ class Scheduler:
             return self._unschedulable(
                 cycle, decision, NO_NODES, {status.plugin} if status else set()
             )
+        repeat = self._repeat_key(cycle, first_fit) if status is None else None
+        if repeat is not None:
+            known = self._failures.get(repeat)
+            if known is not None:
+                return self._repeat(cycle, decision, known)
         statuses: dict[str, Status] = {}
         feasible: list[NodeState] = []
         evals: list[Evaluation] = []
@@ -620,16 +638,17 @@ class Scheduler:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
         decision.feasible_nodes = len(feasible)
-        # Many nodes share one Status object (cached evaluations): join its reasons once.
-        messages: dict[int, str] = {}
+        # Count by reasons first: joining them into a message once per distinct reason list.
+        counted: dict[tuple[str, ...], int] = {}
         for st in statuses.values():
-            text = messages.get(id(st))
-            if text is None:
-                text = messages[id(st)] = st.message
-            decision.rejections[text] = decision.rejections.get(text, 0) + 1
+            counted[st.reasons] = counted.get(st.reasons, 0) + 1
+        messages = {reasons: ", ".join(reasons) for reasons in counted}
+        for reasons, count in counted.items():
+            text = messages[reasons]
+            decision.rejections[text] = decision.rejections.get(text, 0) + count
         if not feasible:
             decision.filter_reasons = {
-                n: (st.plugin, messages[id(st)]) for n, st in statuses.items()
+                n: (st.plugin, messages[st.reasons]) for n, st in statuses.items()
             }
             post, nominee = self._post_filter(cycle, statuses, nodes)
             if nominee is not None:
@@ -642,12 +661,62 @@ class Scheduler:
                 post_filter_message=post,
             )
             rejectors = {s.plugin for s in statuses.values()}
+            if repeat is not None and nominee is None and self._world() == self._failures_world:
+                self._failures[repeat] = _Failure(
+                    message,
+                    frozenset(rejectors),
+                    decision.rejections,
+                    decision.filter_reasons,
+                    decision.evaluated_nodes,
+                )
             return self._unschedulable(cycle, decision, message, rejectors)
         chosen = self._select(cycle, feasible, evals, decision)
         ev = evals[next(i for i, n in enumerate(feasible) if n is chosen)]
         if ev.allocations is not None:
             cycle.dra.node_allocations[chosen.name] = ev.allocations
         return self._reserve_and_bind(cycle, chosen, decision)
+
+    # --- repeated failures ----------------------------------------------------------------------
+
+    def _repeat_key(self, cycle: PodCycle, first_fit: bool) -> tuple[Any, ...] | None:
+        """The key under which a failed attempt of this pod is remembered, or None when the
+        outcome may depend on more than the pod's shape, priority and preemption policy and
+        the cluster state (nodes and the pods on them, devices in use, the unhinted kinds)."""
+        if (
+            cycle.shape is None
+            or first_fit
+            or (cycle.pod.get("status") or {}).get("nominatedNodeName")
+            or cycle.key in self.preemption.holds
+            or self.preemption.extended
+            or self.preemption.dra_enabled
+        ):
+            return None
+        world = self._world()
+        if world != self._failures_world:
+            self._failures_world = world
+            self._failures.clear()
+        return (cycle.shape, cycle.priority, cycle.spec.get("preemptionPolicy"))
+
+    def _world(self) -> tuple[int, ...]:
+        """Changes a scheduling outcome may depend on, counted: nodes and the pods on them,
+        the order of the nodes, the devices in use, the allocator, the unhinted kinds."""
+        allocator = self.dra.allocator
+        return (
+            len(self.nodes.log),
+            self.nodes.order_version,
+            len(allocator.state.changes) if allocator is not None else 0,
+            self.dra.epoch,
+            self.unhinted_changes,
+        )
+
+    def _repeat(self, cycle: PodCycle, decision: Decision, known: _Failure) -> Decision:
+        """A failed attempt of a pod like one that failed since nothing changed: the same
+        filter results, PostFilter outcome and message, without evaluating every node again
+        (the rotating start index stays where a failed attempt leaves it)."""
+        decision.rejections = dict(known.rejections)
+        decision.filter_reasons = known.filter_reasons
+        decision.evaluated_nodes = known.evaluated_nodes
+        return self._unschedulable(cycle, decision, known.message, set(known.rejectors))
 
     # --- cached evaluations ---------------------------------------------------------------------
 
