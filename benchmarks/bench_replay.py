@@ -154,7 +154,10 @@ def main() -> None:
     nodes = sim.store.count("Node")
     started = time.perf_counter()
     cpu_started = time.process_time()
-    state = Replay(sim, trace, step=step).run()
+    source, entry_count = trace.source, len(trace.entries)
+    run = Replay(sim, trace, step=step)
+    del trace  # as kubedra replay does: entries go once created
+    state = run.run()
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
     s = summary(state)
@@ -162,7 +165,7 @@ def main() -> None:
     gpu_hours = s["deviceHours"]["byDeviceClass"]
     utilization = next(iter(gpu_hours.values()))["utilization"] if gpu_hours else None
     print(
-        f"trace {trace.source}: {len(trace.entries)} entries, {s['pods']} pods on {nodes} nodes; "
+        f"trace {source}: {entry_count} entries, {s['pods']} pods on {nodes} nodes; "
         f"read in {read_seconds:.1f} s"
     )
     print(

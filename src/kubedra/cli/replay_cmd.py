@@ -150,14 +150,16 @@ def replay(
 
     progress = _progress(loaded.span) if sys.stderr.isatty() else None
     try:
-        state = Replay(
+        run = Replay(
             sim,
             loaded,
             until=until_s,
             step=step_s,
             keep_finished=keep_finished,
             on_progress=progress.update if progress is not None else None,
-        ).run()
+        )
+        del loaded  # the replay lets each entry's objects go once they are created
+        state = run.run()
     finally:
         if progress is not None:
             progress.stop()

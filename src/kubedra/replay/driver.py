@@ -99,6 +99,16 @@ class _Group:
     started: bool = False
 
 
+@dataclass(frozen=True)
+class EntryInfo:
+    """What the report needs of a trace entry (its objects are let go once created)."""
+
+    index: int
+    at: float
+    action: str | None
+    """The action's description; None for an arrival."""
+
+
 @dataclass
 class ReplayState:
     """Everything a replay produced, for kubedra.replay.report."""
@@ -109,7 +119,7 @@ class ReplayState:
     meter: DeviceMeter | None
     problems: list[Problem]
     end: float
-    entries: list[Entry]
+    entries: list[EntryInfo]
     nodes: int
 
 
@@ -127,7 +137,13 @@ class Replay:
         on_progress: Progress | None = None,
     ) -> None:
         self.sim = sim
-        self.trace = trace
+        self.source = trace.source
+        # The heap holds the entries until they happen; nothing else keeps their objects.
+        self.entries = [
+            EntryInfo(e.index, e.at, e.description if e.action is not None else None)
+            for e in trace.entries
+        ]
+        self.span = trace.span
         self.until = until
         self.step = step
         self.keep_finished = keep_finished
@@ -195,13 +211,13 @@ class Replay:
             sim.store.unsubscribe(self._on_event)
         nodes = sim.store.count("Node")
         return ReplayState(
-            self.trace.source,
+            self.source,
             self.all_records,
             self.series,
             self.meter,
             self.problems,
             self._now,
-            self.trace.entries,
+            self.entries,
             nodes,
         )
 

@@ -128,7 +128,7 @@ def entries(state: ReplayState) -> list[dict[str, Any]]:
         pods = per.get(entry.index, [])
         item: dict[str, Any] = {"entry": entry.index, "at": entry.at}
         if entry.action is not None:
-            item["action"] = entry.description
+            item["action"] = entry.action
         item.update(
             {
                 "pods": len(pods),
