@@ -211,3 +211,82 @@ def test_the_five_minute_flush_retries_a_pod_no_event_requeues() -> None:
     )
     r = record(state, "job")
     assert (r["bound"], r["finished"], r["waitSeconds"]) == (330, 3930, 330)
+
+
+def shared_gpu_cluster() -> list[dict[str, Any]]:
+    """node-a with one GPU whose 40 GiB of memory several claims share (4 GiB steps)."""
+    objects = [o for o in gpu_nodes() if o["kind"] == "DeviceClass"]
+    objects.append(node("node-a"))
+    objects.append(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": "node-a-gpus"},
+            "spec": {
+                "driver": "gpu.example.com",
+                "nodeName": "node-a",
+                "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1},
+                "devices": [
+                    {
+                        "name": "gpu-0",
+                        "allowMultipleAllocations": True,
+                        "capacity": {
+                            "memory": {
+                                "value": "40Gi",
+                                "requestPolicy": {
+                                    "default": "8Gi",
+                                    "validRange": {"min": "4Gi", "step": "4Gi"},
+                                },
+                            }
+                        },
+                    }
+                ],
+            },
+        }
+    )
+    for gib in (16, 12):
+        request = {
+            "name": "gpu",
+            "exactly": {
+                "deviceClassName": "gpu.example.com",
+                "capacity": {"requests": {"memory": f"{gib}Gi"}},
+            },
+        }
+        objects.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaimTemplate",
+                "metadata": {"name": f"mem-{gib}"},
+                "spec": {"spec": {"devices": {"requests": [request]}}},
+            }
+        )
+    return objects
+
+
+def test_shared_gpu_memory_and_the_capacity_it_strands() -> None:
+    """Pods s0, s1 (16 GiB each, 2h) and t (12 GiB, 1h) arrive at 0 on one 40 GiB GPU
+    shared by memory. s0 and s1 take 32 GiB; 8 GiB are left, less than t's 12, so t waits
+    and those 8 GiB are stranded (no pending request can use them). At 2h s0 and s1 end and
+    t runs 2h-3h (waited 2h). Capacity-hours of memory: 32 GiB x 2h + 12 GiB x 1h = 76
+    GiB-hours of 40 x 3 = 120; the GPU counts as allocated the whole 3h."""
+    state = replay(
+        shared_gpu_cluster(),
+        [
+            arrive("0s", "2h", pod("s", template="mem-16"), count=2),
+            arrive("0s", "1h", pod("t", template="mem-12")),
+        ],
+    )
+    t = record(state, "t")
+    assert (t["bound"], t["finished"], t["waitSeconds"]) == (7200, 10800, 7200)
+    assert [record(state, f"s-{i}")["finished"] for i in (0, 1)] == [7200, 7200]
+    gib = 2**30
+    series = state.series
+    assert list(series.time) == [0, 7200, 10800]
+    assert list(series.stranded_capacity["memory"]) == [8 * gib, 0, 0]
+    assert list(series.capacity["memory"]) == [32 * gib, 12 * gib, 0]
+    assert list(series.stranded_devices) == [0, 0, 0]  # the GPU is in use, not free
+    s = summary(state)
+    memory = s["capacityHours"]["gpu.example.com"]["memory"]
+    assert memory["allocated"] == pytest.approx(76 * gib)
+    assert memory["available"] == pytest.approx(120 * gib)
+    assert s["deviceHours"]["byDeviceClass"]["gpu.example.com"]["allocated"] == 3
