@@ -29,26 +29,23 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
+from gpu_cluster import gpu_cluster_objects  # noqa: E402
 from kubedra.api.io import load_paths  # noqa: E402
 from kubedra.cluster.simulation import Simulation  # noqa: E402
 from kubedra.replay import Replay, Trace, load_trace, parse_trace  # noqa: E402
 from kubedra.replay.report import summary  # noqa: E402
 
-DRIVER = "gpu.example.com"
 GPUS_PER_NODE = 8
 SIZES = ((1, 0.6), (2, 0.2), (4, 0.1), (8, 0.1))
-ALLOCATABLE = {"cpu": "128", "memory": "1Ti", "pods": "110"}
 
 
 def cluster(nodes: int) -> list[dict[str, Any]]:
-    objects: list[dict[str, Any]] = [
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "DeviceClass",
-            "metadata": {"name": "gpu"},
-            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
-        }
+    """The shared GPU cluster (kubedra's benchmarks) and one template per job size."""
+    devices = [
+        {"name": f"gpu-{d}", "attributes": {"model": {"string": "H100"}}}
+        for d in range(GPUS_PER_NODE)
     ]
+    objects = gpu_cluster_objects(nodes, devices, len(str(nodes - 1)))
     for size, _ in SIZES:
         request = {"name": "gpus", "exactly": {"deviceClassName": "gpu", "count": size}}
         objects.append(
@@ -57,34 +54,6 @@ def cluster(nodes: int) -> list[dict[str, Any]]:
                 "kind": "ResourceClaimTemplate",
                 "metadata": {"name": f"gpus-{size}", "namespace": "default"},
                 "spec": {"spec": {"devices": {"requests": [request]}}},
-            }
-        )
-    digits = len(str(nodes - 1))
-    for i in range(nodes):
-        name = f"node-{i:0{digits}d}"
-        objects.append(
-            {
-                "apiVersion": "v1",
-                "kind": "Node",
-                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-                "status": {"capacity": ALLOCATABLE, "allocatable": ALLOCATABLE},
-            }
-        )
-        devices = [
-            {"name": f"gpu-{d}", "attributes": {"model": {"string": "H100"}}}
-            for d in range(GPUS_PER_NODE)
-        ]
-        objects.append(
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"{name}-gpus"},
-                "spec": {
-                    "driver": DRIVER,
-                    "nodeName": name,
-                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                    "devices": devices,
-                },
             }
         )
     return objects

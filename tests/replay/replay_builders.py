@@ -4,55 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from cluster_builders import DRIVER, device_class, gpu_slice, template
+from cluster_builders import node as cluster_node
+
 from kubedra.cluster.simulation import Simulation
 from kubedra.replay import Replay, ReplayState, parse_trace
 
-DRIVER = "gpu.example.com"
-
 
 def gpu_class() -> dict[str, Any]:
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "DeviceClass",
-        "metadata": {"name": DRIVER},
-        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
-    }
+    return device_class(DRIVER)
 
 
 def one_gpu_template(name: str = "one-gpu") -> dict[str, Any]:
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaimTemplate",
-        "metadata": {"name": name},
-        "spec": {
-            "spec": {
-                "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}
-            }
-        },
-    }
+    return template(name)
 
 
 def node(name: str, cpu: str = "8") -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-        "status": {"allocatable": {"cpu": cpu, "memory": "32Gi", "pods": "110"}},
-    }
-
-
-def gpu_slice(node_name: str, *devices: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": f"{node_name}-gpus"},
-        "spec": {
-            "driver": DRIVER,
-            "nodeName": node_name,
-            "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
-            "devices": [{"name": d} for d in devices],
-        },
-    }
+    """A node with ``cpu`` CPUs (the cluster tests' node, its capacity changed)."""
+    obj = cluster_node(name)
+    obj["status"]["capacity"]["cpu"] = cpu
+    return obj
 
 
 def gpu_nodes(*names: str) -> list[dict[str, Any]]:

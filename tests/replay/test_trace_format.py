@@ -25,8 +25,8 @@ def error_of(data: Any) -> str:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"at": 0}, "trace.yaml: a trace is a list of entries, not a map"),
-        (["x"], "trace.yaml: entry 1: an entry is a map"),
+        ({"at": 0}, "trace.yaml: a trace is a list of entries, not an object"),
+        (["x"], "trace.yaml: entry 1: an entry is an object"),
         ([{"at": 0, "objects": [POD], "dur": 1}], "trace.yaml: entry 1: unknown field 'dur'"),
         ([{"objects": [POD]}], "trace.yaml: entry 1.at: required"),
         ([{"at": -5, "objects": [POD]}], "trace.yaml: entry 1.at: must not be negative"),
@@ -43,7 +43,7 @@ def error_of(data: Any) -> str:
         ([{"at": 0}], "entry 1: needs exactly one of objects, file or an action"),
         ([{"at": 0, "objects": [POD], "cordon": "n"}], "needs exactly one of objects, file"),
         ([{"at": 0, "objects": []}], "entry 1.objects: a list of one or more objects"),
-        ([{"at": 0, "objects": ["x"]}], "entry 1.objects[0]: an object is a map, not a string"),
+        ([{"at": 0, "objects": ["x"]}], "objects[0]: a manifest is an object, not a string"),
         (
             [
                 {

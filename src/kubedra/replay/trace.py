@@ -39,7 +39,7 @@ from kubedra.api.io import (
     read_documents,
     read_text,
 )
-from kubedra.api.io.decoding import decode_document
+from kubedra.api.io.decoding import decode_document, json_type
 from kubedra.api.releases import DEFAULT
 from kubedra.api.validation import validate_object
 from kubedra.api.workloads import check_workload, is_workload, pod_spec_of
@@ -141,7 +141,7 @@ def parse_trace(
     if data is None:
         data = []
     if not isinstance(data, list):
-        raise TraceError(f"{source}: a trace is a list of entries, not {_json_type(data)}")
+        raise TraceError(f"{source}: a trace is a list of entries, not {json_type(data)}")
     reader = _EntryReader(source, base_dir or Path("."), DecodeOptions(namespace, False, release))
     entries = [reader.entry(i + 1, raw) for i, raw in enumerate(data)]
     entries.sort(key=lambda e: e.at)  # stable: ties keep their order in the file
@@ -158,7 +158,7 @@ class _EntryReader:
     def entry(self, index: int, raw: Any) -> Entry:
         where = f"{self.source}: entry {index}"
         if not isinstance(raw, dict):
-            raise TraceError(f"{where}: an entry is a map with at and objects, file or an action")
+            raise TraceError(f"{where}: an entry is an object with at and objects, file or action")
         actions = [k for k in raw if k in ACTIONS]
         unknown = [k for k in raw if k not in ACTIONS and k not in ARRIVAL_FIELDS]
         if unknown:
@@ -220,7 +220,7 @@ class _EntryReader:
 
     def _decode(self, item: Any, where: str) -> list[dict[str, Any]]:
         if not isinstance(item, dict):
-            raise TraceError(f"{where}: an object is a map, not {_json_type(item)}")
+            raise TraceError(f"{where}: a manifest is an object, not {json_type(item)}")
         found: list[dict[str, Any]] = []
         for decoded in decode_document(RawDocument(where, 0, item), self.options):
             if isinstance(decoded, LoadError):
@@ -351,17 +351,3 @@ def _rename_claims(entries: Any, local: dict[str, set[str]], suffix: str) -> Non
 def _name(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata")
     return str(meta.get("name") or "") if isinstance(meta, dict) else ""
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, dict):
-        return "a map"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "null" if value is None else type(value).__name__
