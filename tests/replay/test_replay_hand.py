@@ -15,6 +15,8 @@ from replay_builders import (
     replay,
 )
 
+from kubedra.cluster.simulation import Simulation
+from kubedra.replay import Replay, parse_trace
 from kubedra.replay.report import summary
 
 
@@ -290,3 +292,20 @@ def test_shared_gpu_memory_and_the_capacity_it_strands() -> None:
     assert memory["allocated"] == pytest.approx(76 * gib)
     assert memory["available"] == pytest.approx(120 * gib)
     assert s["deviceHours"]["byDeviceClass"]["gpu.example.com"]["allocated"] == 3
+
+
+def test_finished_pods_leave_the_store_unless_kept() -> None:
+    """a ends at 1h; b has no duration and runs until the end. By default a and its
+    generated claim are gone from the cluster after the replay; with keep_finished a stays,
+    Succeeded, its claim deleted all the same (upstream deletes a done pod's generated
+    claims)."""
+    entries = [arrive("0s", "1h", pod("a")), {"at": "0s", "objects": [pod("b")]}]
+    for keep, pods in ((False, ["b"]), (True, ["a", "b"])):
+        sim = Simulation()
+        assert sim.load(gpu_nodes("node-a", "node-b")) == []
+        Replay(sim, parse_trace(entries, "t"), keep_finished=keep).run()
+        assert [p["metadata"]["name"] for p in sim.store.list("Pod")] == pods
+        claims = [c["metadata"]["name"] for c in sim.store.list("ResourceClaim")]
+        assert [c.rsplit("-", 2)[0] for c in claims] == ["b"]
+        if keep:
+            assert sim.store.get("Pod", "a", "default")["status"]["phase"] == "Succeeded"
