@@ -309,3 +309,29 @@ def test_finished_pods_leave_the_store_unless_kept() -> None:
         assert [c.rsplit("-", 2)[0] for c in claims] == ["b"]
         if keep:
             assert sim.store.get("Pod", "a", "default")["status"]["phase"] == "Succeeded"
+
+
+def test_a_deployment_pod_evicted_by_a_drain_comes_back_with_a_new_name() -> None:
+    """The Deployment web (one replica, no duration) runs on n1. At 1h n1 is drained: the pod
+    is evicted, and as its ReplicaSet would, a new pod web-<hash>-<5 random> is created; n1 is
+    cordoned, so it goes to n2 at 1h."""
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    state = replay(
+        [node("n1"), node("n2")],
+        [{"at": "0s", "objects": [deployment]}, {"at": "1h", "drain": "n1"}],
+    )
+    [r] = [r.to_dict() for r in state.records]
+    assert (r["node"], r["bound"], r["evictions"], r["restarts"]) == ("n2", 3600, 1, 1)
+    assert r["pod"] != r["name"] and r["pod"].rsplit("-", 1)[0] == r["name"].rsplit("-", 1)[0]

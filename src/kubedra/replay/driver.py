@@ -14,9 +14,10 @@ Modelled beyond the control plane, as documented in docs/guides/replay.md:
   phase becomes ``Succeeded``; the ResourceClaim controller then releases its claims as
   upstream's does (deleting generated ones) and the scheduler retries the pods that wait;
 - the pods of a gang (a PodGroup) start when all of them are bound and end together;
-- a pod owned by a Job, or of an entry with ``restart: true``, that is preempted, evicted or
-  deleted before it ends is replaced, as the Job controller does (a Job's replacement gets a
-  new generated name, another pod its own name again), and runs its whole duration again;
+- a pod owned by a Job (or a ReplicaSet, ReplicationController or StatefulSet), or of an
+  entry with ``restart: true``, that is preempted, evicted or deleted before it ends is
+  replaced, as its controller does (a Job's or ReplicaSet's replacement gets a new generated
+  name, another pod its own name again), and runs its whole duration again;
   a Job with ``completions`` beyond ``parallelism`` gets new pods as earlier ones succeed;
 - a finished pod leaves the store once its times are recorded (``keep_finished`` keeps it).
 """
@@ -513,8 +514,11 @@ class Replay:
         namespace = record.namespace
         name = record.key.partition("/")[2]
         job = self._jobs.get(record.job) if record.job is not None else None
+        owner = _owner(last)
         if job is not None:
             name = self._job_pod_name(job, last)
+        elif owner is not None and owner[0] in ("ReplicaSet", "ReplicationController"):
+            name = f"{owner[1]}-{self.sim.store.random_suffix()}"  # as their controllers name
         record.key = f"{namespace}/{name}"
         record.run += 1
         record.restarts += 1
@@ -629,11 +633,17 @@ def _set_index(pod: dict[str, Any], job: str, index: int) -> None:
     pod["spec"]["hostname"] = f"{job}-{index}"
 
 
-def _owner_kind(pod: dict[str, Any]) -> str | None:
+def _owner(pod: dict[str, Any]) -> tuple[str, str] | None:
+    """(kind, name) of the pod's controller."""
     for ref in pod["metadata"].get("ownerReferences") or []:
         if ref.get("controller"):
-            return str(ref.get("kind"))
+            return str(ref.get("kind")), str(ref.get("name"))
     return None
+
+
+def _owner_kind(pod: dict[str, Any]) -> str | None:
+    owner = _owner(pod)
+    return owner[0] if owner is not None else None
 
 
 def _job_of(pod: dict[str, Any]) -> tuple[str, str] | None:
