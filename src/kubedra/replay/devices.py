@@ -142,6 +142,8 @@ class DeviceMeter:
         self.capacity_groups: dict[tuple[str, str], Integral] = {}
         """(class, capacity name) -> capacity allocated and available over time."""
         self.capacity_taken: dict[str, int] = {}
+        self._class_groups: dict[str, Integral] = {}
+        """The class entries of ``groups`` (a sample reads them; pools are many)."""
         self._allocator: Allocator | None = None
         self._devices: dict[str, _Device] = {}
         self._pools: dict[tuple[str, str], _Pool] = {}
@@ -258,6 +260,8 @@ class DeviceMeter:
         integral = self.groups.get(group)
         if integral is None:
             integral = self.groups[group] = Integral(since=now)
+            if group[0] == "class":
+                self._class_groups[group[1]] = integral
         return integral
 
     def _capacity_integral(self, device_class: str, name: str, now: float) -> Integral:
@@ -376,9 +380,8 @@ class DeviceMeter:
         """The devices now; stranded against the requests of ``pending_shapes`` (the claims
         of the pods that wait for devices; with none, free devices are idle, not stranded)."""
         out = Sample()
-        for (scope, name), integral in self.groups.items():
-            if scope == "class":
-                out.allocated[name] = integral.allocated
+        for name, integral in self._class_groups.items():
+            out.allocated[name] = integral.allocated
         out.capacity = {n: v for n, v in self.capacity_taken.items() if v}
         out.free_devices = self.free
         pending = 0
