@@ -20,6 +20,8 @@ from kubedra.replay.records import PodRecord
 PERCENTILES = (50, 90, 99)
 TEXT_PODS = 200
 """Pods listed by the text report (``-o json`` lists all)."""
+TEXT_GROUPS = 20
+"""Device-hour groups (classes, models, pools) listed one by one; more are only counted."""
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -182,13 +184,13 @@ def text(state: ReplayState) -> list[str]:
     s = summary(state)
     lines = [
         f"Replayed {state.source} on {s['nodes']} node(s) until t={human(state.end)} "
-        f"({state.end:g} s): {s['pods']} pod(s) arrived, {s['placed']} placed, "
+        f"({_seconds(state.end)} s): {s['pods']} pod(s) arrived, {s['placed']} placed, "
         f"{s['neverPlaced']} never placed, {s['finished']} finished",
         f"At the end: {s['running']} running, {s['pending']} pending, {s['gone']} gone; "
         f"{s['preemptions']} preemption(s), {s['evictions']} eviction(s), "
         f"{s['restarts']} restart(s)",
         f"Makespan: {human(s['makespanSeconds'])}"
-        + (f" ({s['makespanSeconds']:g} s)" if s["makespanSeconds"] is not None else ""),
+        + (f" ({_seconds(s['makespanSeconds'])} s)" if s["makespanSeconds"] is not None else ""),
         "",
         _wait_line("Wait", s["waitSeconds"]),
     ]
@@ -201,16 +203,16 @@ def text(state: ReplayState) -> list[str]:
     labels = {"byDeviceClass": "class", "byModel": "model", "byPool": "pool"}
     for scope in ("byDeviceClass", "byModel", "byPool"):
         groups = s["deviceHours"][scope]
-        shown = list(groups.items())[:10]
-        for name, h in shown:
+        if len(groups) > TEXT_GROUPS:
+            lines.append(f"  {len(groups)} {labels[scope]}s (each in -o json)")
+            continue
+        for name, h in groups.items():
             use = f" ({h['utilization']:.0%})" if h["utilization"] is not None else ""
             lines.append(
                 f"  {labels[scope]} {name}: {h['allocated']:.2f} / {h['available']:.2f}{use}"
             )
-        if len(groups) > len(shown):
-            lines.append(f"  ... and {len(groups) - len(shown)} more {labels[scope]}s (-o json)")
     stranded = s["strandedAtEnd"]
-    capacity = ", ".join(f"{k}={_amount(v)}" for k, v in stranded["capacity"].items())
+    capacity = ", ".join(f"{k}={_amount(v)}" for k, v in stranded["capacity"].items() if v)
     lines.append(
         f"Stranded at the end: {stranded['devices']} device(s)"
         + (f", capacity {capacity}" if capacity else "")
@@ -247,3 +249,8 @@ def text(state: ReplayState) -> list[str]:
 
 def _amount(value: float) -> str:
     return f"{value:g}"
+
+
+def _seconds(value: float) -> str:
+    """Seconds as a plain number: ``12902960``, ``1.5`` (never ``1.29e+07``)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.3f}".rstrip("0")
