@@ -148,7 +148,8 @@ def replay(
     if problems:
         raise typer.Exit(EXIT_BAD_INPUT)
 
-    progress = _progress(loaded.span) if sys.stderr.isatty() else None
+    horizon = until_s if until_s is not None else loaded.span
+    progress = _progress(horizon) if sys.stderr.isatty() else None
     try:
         run = Replay(
             sim,
@@ -210,6 +211,7 @@ class _Progress:
     """A progress bar on standard error: simulated time reached, pods done, pods/s."""
 
     def __init__(self, span: float) -> None:
+        from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn
 
         self._bar = Progress(
@@ -217,6 +219,7 @@ class _Progress:
             BarColumn(),
             TextColumn("{task.fields[clock]}"),
             TextColumn("{task.fields[pods]}"),
+            console=Console(stderr=True),  # standard output stays the report alone
             transient=True,
         )
         self._task = self._bar.add_task("replay", total=max(span, 1.0), clock="", pods="")
