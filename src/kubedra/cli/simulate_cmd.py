@@ -240,6 +240,7 @@ def _run_with_progress(sim: Simulation, out: Console, until: Any) -> None:
     if not sys.stderr.isatty():
         sim.run(until=until)
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     started = time.monotonic()
@@ -252,7 +253,11 @@ def _run_with_progress(sim: Simulation, out: Console, until: Any) -> None:
             if time.monotonic() - started < _PROGRESS_AFTER_S:
                 return
             progress = Progress(
-                TextColumn("scheduling"), BarColumn(), MofNCompleteColumn(), transient=True
+                TextColumn("scheduling"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=Console(stderr=True),  # standard output carries -o yaml|json
+                transient=True,
             )
             progress.start()
             state["progress"] = progress
