@@ -387,3 +387,44 @@ def test_delete_collection_by_label(served: Served) -> None:
         )
         core.delete_collection_namespaced_pod("default", label_selector="app=web")
         assert [pod.metadata.name for pod in core.list_namespaced_pod("default").items] == ["db"]
+
+
+TEMPLATES = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaimtemplates"
+DONE_TEMPLATE = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "one-gpu"},
+    "spec": {
+        "spec": {
+            "devices": {
+                "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+            }
+        }
+    },
+}
+
+
+@pytest.mark.parametrize("phase", ["Succeeded", "Failed"])
+def test_posting_a_done_pod_with_a_template_returns_and_frees_the_server(
+    served: Served, phase: str
+) -> None:
+    """Issue 23 item 1: the POST of a finished pod whose claim comes from a template never
+    returned (the control loop spun while holding the cluster lock)."""
+    assert served.request("POST", TEMPLATES, DONE_TEMPLATE)[0] == 201
+    done = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "done"},
+        "spec": {
+            "containers": [{"name": "c", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}],
+            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}],
+        },
+        "status": {"phase": phase},
+    }
+    code, body = served.request("POST", "/api/v1/namespaces/default/pods", done)
+    assert code == 201, body
+    code, claims = served.request(
+        "GET", "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
+    )
+    assert (code, claims["items"]) == (200, [])
+    assert served.request("GET", "/version")[0] == 200

@@ -20,6 +20,24 @@ def test_durations() -> None:
     assert parse_duration("1.5h", "x") == 5400
     with pytest.raises(TimelineError, match="x: not a duration"):
         parse_duration("soon", "x")
+    assert parse_duration("1d", "x") == 86400
+    assert parse_duration("250ms", "x") == 0.25
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (float("inf"), "x: longer than the longest duration"),
+        ("99999999999999999999h", "x: longer than the longest duration"),
+        (10**400, "x: longer than the longest duration"),
+        (float("nan"), "x: not a duration: nan"),
+        (-1, "x: must not be negative"),
+    ],
+)
+def test_durations_are_bounded_as_go_time_duration(value: Any, message: str) -> None:
+    """Infinite, NaN and overlong durations are errors naming the field, not clock overflows."""
+    with pytest.raises(TimelineError, match=re.escape(message)):
+        parse_duration(value, "x")
 
 
 @pytest.mark.parametrize(

@@ -303,3 +303,47 @@ def test_placement_policies() -> None:
     }
     assert nodes("fgd") == expected
     assert nodes(None) == expected
+
+
+def test_replay() -> None:
+    """examples/replay: the day examples/README.md works out by hand."""
+    from kubedra.replay import Replay, load_trace
+    from kubedra.replay.report import summary
+
+    loaded = load_paths([EXAMPLES / "replay"])
+    assert loaded.errors == []
+    sim = new_simulation()
+    assert sim.load([o.wire for o in loaded.objects]) == []
+    state = Replay(sim, load_trace(EXAMPLES / "replay" / "day.trace")).run()
+    hours = {
+        r.name.rsplit("-", 1)[0] if r.job else r.name: (
+            r.bound and r.bound / 3600,
+            r.node,
+            (r.finished or r.gone or 0) / 3600,
+        )
+        for r in state.records
+        if not r.job
+    }
+    assert hours == {
+        "train": (0, "node-1", 8),
+        "notebook": (0, "node-2", 18),
+        "eval-0": (1, "node-2", 3),
+        "eval-1": (3, "node-2", 5),
+        "big": (8, "node-1", 14),
+        "late-0": (20, "node-1", 22),
+        "late-1": (20, "node-1", 22),
+        "late-2": (22, "node-1", 24),
+    }
+    nightly = sorted((r.bound, r.finished) for r in state.records if r.job)
+    assert nightly == [(h * 3600, (h + 1) * 3600) for h in (9, 10, 11)]
+    s = summary(state)
+    assert (s["pods"], s["placed"], s["finished"], s["gone"], s["evictions"]) == (11, 11, 10, 1, 1)
+    assert (s["waitSeconds"]["p50"], s["waitSeconds"]["p90"], s["waitSeconds"]["max"]) == (
+        0,
+        7200,
+        14400,
+    )
+    assert s["makespanSeconds"] == 86400
+    gpus = s["deviceHours"]["byDeviceClass"]["gpu.example.com"]
+    assert (gpus["allocated"], gpus["available"]) == (59, 96)
+    assert s["strandedDeviceHours"] == 3

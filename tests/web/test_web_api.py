@@ -165,6 +165,48 @@ def test_state_has_each_pools_status_at_the_live_state(client: Any) -> None:
     assert (pools["worker-3"]["allocatedDevices"], pools["worker-3"]["nodeName"]) == (1, "worker-3")
 
 
+DONE_POD = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: done
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: one-gpu
+  containers:
+  - name: c
+    image: x
+    resources:
+      claims:
+      - name: gpu
+status:
+  phase: Succeeded
+"""
+
+
+def test_apply_of_a_done_pod_with_a_template_returns(client: Any) -> None:
+    """Issue 23 item 1: the page's apply of a finished pod whose claim comes from a template
+    never returned; the pod gets no claim and the page keeps answering."""
+    status, body = client.post("/api/apply", {"manifest": DONE_POD})
+    assert status == 200, body
+    assert body["created"] == ["ResourceClaimTemplate/one-gpu", "Pod/done"]
+    status, state = client.get("/api/state")
+    assert status == 200
+    assert [c["name"] for c in state["claims"]] == ["training-gpu"]
+
+
 def test_apply_refuses_invalid_objects_without_creating(client: Any) -> None:
     status, body = client.post("/api/apply", {"manifest": BAD_CLAIM})
     assert status == 422 and not body["ok"]

@@ -15,6 +15,7 @@ from kubedra.cli import (
     features_cmd,
     kubelet_sim_cmd,
     plan_cmd,
+    replay_cmd,
     serve_api_cmd,
     serve_cmd,
     simulate_cmd,
@@ -35,6 +36,7 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     simulate_cmd.register,
     serve_api_cmd.register,
     plan_cmd.register,
+    replay_cmd.register,
     serve_cmd.register,
     trace_cmd.register,
 ]

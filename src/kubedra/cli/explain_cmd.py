@@ -11,7 +11,7 @@ import typer
 
 from kubedra.cli import options
 from kubedra.cli.options import Output
-from kubedra.cli.simulate_cmd import PreemptionMode, PreemptionOption
+from kubedra.cli.sim_flags import PreemptionMode, PreemptionOption
 
 
 class Policy(enum.StrEnum):

@@ -6,7 +6,6 @@ Exit status: 0 when every pod is placed, 2 when some pod stays Pending, 1 for ba
 
 from __future__ import annotations
 
-import enum
 import sys
 import time
 from pathlib import Path
@@ -14,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubedra.cli import options
+from kubedra.cli import options, sim_flags
 from kubedra.cli.options import Output
+from kubedra.cli.sim_flags import GangMode, Policy, PreemptionMode
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,31 +31,6 @@ DEFAULT_ROWS = 200
 """Rows of the pod and claim tables in text output unless --limit says otherwise."""
 
 
-class GangMode(enum.StrEnum):
-    UPSTREAM = "upstream"
-    BACKTRACK = "backtrack"
-
-
-class PreemptionMode(enum.StrEnum):
-    UPSTREAM = "upstream"
-    EXTENDED = "extended"
-
-
-PreemptionOption = Annotated[
-    PreemptionMode,
-    typer.Option(
-        "--preemption",
-        help="upstream (DefaultPreemption) or extended (victims chosen by re-running the "
-        "allocator; network-attached devices, partitions).",
-    ),
-]
-
-
-class Policy(enum.StrEnum):
-    DEFAULT = "default"
-    FIRST_FIT = "first-fit"
-
-
 def simulate(
     paths: options.Paths = None,
     filename: options.Filename = None,
@@ -69,13 +44,8 @@ def simulate(
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
-    scheduler: Annotated[
-        Policy, typer.Option("--scheduler", help="default (kube-scheduler) or first-fit.")
-    ] = Policy.DEFAULT,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", help="Random pick among tied nodes and random names, seeded."),
-    ] = None,
+    scheduler: sim_flags.SchedulerOption = Policy.DEFAULT,
+    seed: sim_flags.SeedOption = None,
     events: Annotated[
         Path | None, typer.Option("--events", help="A timeline of later changes (YAML).")
     ] = None,
@@ -86,20 +56,10 @@ def simulate(
     placement: options.PlacementPolicy = None,
     device_policy: options.DevicePolicy = None,
     node_score: options.NodeScore = None,
-    gang: Annotated[
-        GangMode,
-        typer.Option("--gang", help="upstream (greedy, all-or-nothing) or backtrack (search)."),
-    ] = GangMode.UPSTREAM,
-    preemption: PreemptionOption = PreemptionMode.UPSTREAM,
-    preemption_sets: Annotated[
-        int,
-        typer.Option(
-            "--preemption-sets", min=1, help="Victim sets --preemption extended tries per node."
-        ),
-    ] = 2000,
-    gang_steps: Annotated[
-        int, typer.Option("--gang-steps", min=1, help="Node choices --gang backtrack may try.")
-    ] = 10_000,
+    gang: sim_flags.GangOption = GangMode.UPSTREAM,
+    preemption: sim_flags.PreemptionOption = PreemptionMode.UPSTREAM,
+    preemption_sets: sim_flags.PreemptionSetsOption = sim_flags.DEFAULT_PREEMPTION_SETS,
+    gang_steps: sim_flags.GangStepsOption = sim_flags.DEFAULT_GANG_STEPS,
     limit: Annotated[
         int | None,
         typer.Option(
@@ -131,9 +91,8 @@ def simulate(
     from rich.console import Console
 
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
-    from kubedra.cluster.simulation import Simulation
+    from kubedra.cluster.steps import load_steps
     from kubedra.cluster.timeline import TimelineError
-    from kubedra.planning.steps import load_steps
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -167,27 +126,24 @@ def simulate(
         for line in read.skipped:
             err.print(line, markup=False)
 
-    from kubedra.planning.cluster import PlanInputError, scheduler_factory
+    from kubedra.planning.cluster import PlanInputError
 
-    try:
-        factory = scheduler_factory(device_policy, node_score, placement)
-    except (ValueError, PlanInputError) as error:
-        err.print(f"error: {error}", markup=False)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    sim = Simulation(
-        namespace=namespace or "default",
-        policy=scheduler.value,
-        seed=seed,
-        features=read.features,
-        scheduler_factory=factory,
-        admission=read.admission,
+    def fail(message: str) -> None:
+        err.print(f"error: {message}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+    scheduling = sim_flags.SchedulerFlags(
+        scheduler,
+        seed,
+        device_policy,
+        node_score,
+        gang,
+        preemption,
+        preemption_sets,
+        gang_steps,
+        placement,
     )
-    config = getattr(sim.scheduler, "config", None)
-    if config is not None:
-        config.gang = gang.value
-        config.gang_steps = gang_steps
-        config.preemption = preemption.value
-        config.preemption_sets = preemption_sets
+    sim = scheduling.simulation(namespace or "default", read.features, fail, read.admission)
     problems = sim.load(read.objects, read.sources)
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}", markup=False)
@@ -304,6 +260,7 @@ def _run_with_progress(sim: Simulation, out: Console, until: Any) -> None:
     if not sys.stderr.isatty():
         sim.run(until=until)
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     started = time.monotonic()
@@ -316,7 +273,11 @@ def _run_with_progress(sim: Simulation, out: Console, until: Any) -> None:
             if time.monotonic() - started < _PROGRESS_AFTER_S:
                 return
             progress = Progress(
-                TextColumn("scheduling"), BarColumn(), MofNCompleteColumn(), transient=True
+                TextColumn("scheduling"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=Console(stderr=True),  # standard output carries -o yaml|json
+                transient=True,
             )
             progress.start()
             state["progress"] = progress

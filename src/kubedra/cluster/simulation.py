@@ -144,7 +144,9 @@ class Simulation:
     # --- running ---------------------------------------------------------------------------
 
     def settle(self, on_cycle: Callable[[], None] | None = None) -> None:
-        """Run controllers, scheduler and kubelets until none of them has work."""
+        """Run controllers, scheduler and kubelets until none of them has work (at most
+        MAX_CYCLES scheduling cycles per call)."""
+        limit = self.cycles + MAX_CYCLES
         while True:
             progressed = self.claim_controller.sync()
             progressed = self.taint_controller.sync() or progressed
@@ -159,7 +161,7 @@ class Simulation:
                 # Pool status requests are answered once the rest has settled: a snapshot of
                 # the cluster after the scheduling that the last change set off.
                 progressed = self.pool_status_controller.sync()
-            if not progressed or self.cycles >= MAX_CYCLES:
+            if not progressed or self.cycles >= limit:
                 return
 
     def run(

@@ -17,7 +17,7 @@ import heapq
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from kubedra.allocator.explain import Recorder
@@ -95,6 +95,15 @@ class SchedulerConfig:
     node_score: str | None = None
     """Only the node score of this registered policy (most-allocated, least-allocated, ...),
     replacing the placement policy's; opt-in."""
+    queue_timing: bool = False
+    """The queue's timed behaviour (error backoff, the 5-minute flush of unschedulable pods;
+    kubedra.scheduler.queue), for runs where time passes (replay). Snapshots run to a fixed
+    point without moving the clock for the queue."""
+
+
+UNHINTED_KINDS = frozenset({"PodGroup", "Workload", "PodDisruptionBudget", "PriorityClass"})
+"""Kinds whose changes no queueing hint of the default profile reports (with deletions of
+claims and slices): only the queue's periodic flush retries pods after them."""
 
 
 NO_SCORES = (0, 0, 0, 0, 0, 0)
@@ -165,6 +174,19 @@ class PodCycle:
     """The pod as the placement policy sees it (built when first scored)."""
 
 
+@dataclass(frozen=True)
+class _Failure:
+    """What a failed attempt found, to answer the same attempt again while nothing changed."""
+
+    message: str
+    rejectors: frozenset[str]
+    rejections: dict[str, int]
+    filter_reasons: dict[str, tuple[str, str]]
+    evaluated_nodes: int
+    reason: str
+    """The PodScheduled reason (Unschedulable, or PreemptionSettling while a nomination waits)."""
+
+
 STATIC_PLUGINS = frozenset({P.NODE_UNSCHEDULABLE, P.NODE_NAME, P.TAINT_TOLERATION, P.NODE_AFFINITY})
 
 
@@ -200,7 +222,8 @@ class Scheduler:
         self.features = self.config.features
         self.q = QuantityCache()
         self.nodes = NodeList()
-        self.queue = SchedulingQueue()
+        self.queue = SchedulingQueue(timed=self.config.queue_timing)
+        self.unhinted_changes = 0
         self.dra = DynamicResources(store, clock, self.features)
         self.dra.check_classes = self.config.policy != "first-fit"
         placement = REGISTRY.resolve(
@@ -227,6 +250,8 @@ class Scheduler:
         self._claim_users: dict[str, set[str]] = {}
         self._pod_claim_keys: dict[str, set[str]] = {}
         self._tables: dict[str, ShapeTable] = {}
+        self._failures: dict[tuple[Any, ...], _Failure] = {}
+        self._failures_world: tuple[int, ...] = ()
         # Existing objects, dependencies first (pods after the nodes they are bound to).
         self._syncing = True
         for kind in CREATION_ORDER:
@@ -247,6 +272,11 @@ class Scheduler:
     def _on_event(self, event: Event) -> None:
         kind = event.kind
         obj = event.obj
+        if kind in UNHINTED_KINDS or (
+            event.type == "DELETED" and kind in ("ResourceClaim", "ResourceSlice")
+        ):
+            self.unhinted_changes += 1
+            self.queue.unhinted_change(self.unhinted_changes, self._now())
         if kind == "Pod":
             self._on_pod(event)
             return
@@ -422,6 +452,17 @@ class Scheduler:
         self.preemption.expire_nominations()
         return self._waiting_due() is not None or self.queue.has_work(self._now())
 
+    def use_queue_timing(self) -> None:
+        """Follow the queue's timed behaviour from now on (``SchedulerConfig.queue_timing``)."""
+        self.config.queue_timing = True
+        self.queue.timed = True
+
+    def next_queue_wakeup(self) -> datetime | None:
+        """With queue timing: when the queue has timed work (an error backoff ending, a flush
+        retry of unschedulable pods that may change something)."""
+        due = self.queue.next_wakeup()
+        return None if due is None else START + timedelta(seconds=due)
+
     def next_wakeup(self) -> datetime | None:
         """The earliest binding timeout of a pod waiting in PreBind, or claim nomination
         expiry (KEP-5690)."""
@@ -446,7 +487,7 @@ class Scheduler:
         if waiting is not None:
             return self._finish_waiting(*waiting)
         while True:
-            entry = self.queue.pop(self._now())
+            entry = self.queue.pop(self._now(), self.unhinted_changes)
             if entry is None:
                 return None
             pod = self._pod(entry.key)
@@ -592,6 +633,11 @@ class Scheduler:
             return self._unschedulable(
                 cycle, decision, NO_NODES, {status.plugin} if status else set()
             )
+        repeat = self._repeat_key(cycle, first_fit) if status is None else None
+        if repeat is not None:
+            known = self._failures.get(repeat)
+            if known is not None:
+                return self._repeat(cycle, decision, known)
         statuses: dict[str, Status] = {}
         feasible: list[NodeState] = []
         evals: list[Evaluation] = []
@@ -650,10 +696,18 @@ class Scheduler:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
         decision.feasible_nodes = len(feasible)
+        # Count by reasons first: joining them into a message once per distinct reason list.
+        counted: dict[tuple[str, ...], int] = {}
         for st in statuses.values():
-            decision.rejections[st.message] = decision.rejections.get(st.message, 0) + 1
+            counted[st.reasons] = counted.get(st.reasons, 0) + 1
+        messages = {reasons: ", ".join(reasons) for reasons in counted}
+        for reasons, count in counted.items():
+            text = messages[reasons]
+            decision.rejections[text] = decision.rejections.get(text, 0) + count
         if not feasible:
-            decision.filter_reasons = {n: (st.plugin, st.message) for n, st in statuses.items()}
+            decision.filter_reasons = {
+                n: (st.plugin, messages[st.reasons]) for n, st in statuses.items()
+            }
             post, nominee, reason = self._post_filter(cycle, statuses, nodes)
             if nominee is not None:
                 decision.nominated = nominee
@@ -665,12 +719,65 @@ class Scheduler:
                 post_filter_message=post,
             )
             rejectors = {s.plugin for s in statuses.values()}
+            if repeat is not None and nominee is None and self._world() == self._failures_world:
+                self._failures[repeat] = _Failure(
+                    message,
+                    frozenset(rejectors),
+                    decision.rejections,
+                    decision.filter_reasons,
+                    decision.evaluated_nodes,
+                    reason,
+                )
             return self._unschedulable(cycle, decision, message, rejectors, reason)
         chosen = self._select(cycle, feasible, evals, decision)
         ev = evals[next(i for i, n in enumerate(feasible) if n is chosen)]
         if ev.allocations is not None:
             cycle.dra.node_allocations[chosen.name] = ev.allocations
         return self._reserve_and_bind(cycle, chosen, decision)
+
+    # --- repeated failures ----------------------------------------------------------------------
+
+    def _repeat_key(self, cycle: PodCycle, first_fit: bool) -> tuple[Any, ...] | None:
+        """The key under which a failed attempt of this pod is remembered, or None when the
+        outcome may depend on more than the pod's shape, priority and preemption policy and
+        the cluster state (nodes and the pods on them, devices in use, the unhinted kinds)."""
+        if (
+            cycle.shape is None
+            or first_fit
+            or (cycle.pod.get("status") or {}).get("nominatedNodeName")
+            or len(self.preemption.nominations)
+            or self.preemption.extended
+            or self.preemption.dra_enabled
+        ):
+            return None
+        world = self._world()
+        if world != self._failures_world:
+            self._failures_world = world
+            self._failures.clear()
+        return (cycle.shape, cycle.priority, cycle.spec.get("preemptionPolicy"))
+
+    def _world(self) -> tuple[int, ...]:
+        """Changes a scheduling outcome may depend on, counted: nodes and the pods on them,
+        the order of the nodes, the devices in use, the allocator, the unhinted kinds."""
+        allocator = self.dra.allocator
+        return (
+            len(self.nodes.log),
+            self.nodes.order_version,
+            len(allocator.state.changes) if allocator is not None else 0,
+            self.dra.epoch,
+            self.unhinted_changes,
+        )
+
+    def _repeat(self, cycle: PodCycle, decision: Decision, known: _Failure) -> Decision:
+        """A failed attempt of a pod like one that failed since nothing changed: the same
+        filter results, PostFilter outcome and message, without evaluating every node again
+        (the rotating start index stays where a failed attempt leaves it)."""
+        decision.rejections = dict(known.rejections)
+        decision.filter_reasons = known.filter_reasons
+        decision.evaluated_nodes = known.evaluated_nodes
+        return self._unschedulable(
+            cycle, decision, known.message, set(known.rejectors), known.reason
+        )
 
     # --- cached evaluations ---------------------------------------------------------------------
 
