@@ -335,3 +335,30 @@ def test_a_deployment_pod_evicted_by_a_drain_comes_back_with_a_new_name() -> Non
     [r] = [r.to_dict() for r in state.records]
     assert (r["node"], r["bound"], r["evictions"], r["restarts"]) == ("n2", 3600, 1, 1)
     assert r["pod"] != r["name"] and r["pod"].rsplit("-", 1)[0] == r["name"].rsplit("-", 1)[0]
+
+
+def test_a_pod_of_duration_zero_ends_at_once_and_the_trace_goes_on() -> None:
+    """Two nodes with one GPU each. a (1h) arrives at 0 and takes node-a's GPU; z (0s: a task
+    created and deleted in the same second, as the Alibaba trace has one) arrives at 50 and
+    is bound to node-b at 50, where it ends at once (50 + 0); last (1h) arrives at 60 and
+    takes node-b's GPU, which z gave back: bound at 60, ends at 3660, the makespan. (The
+    replay used to stop at 50: z's end was due at the moment it was bound.)"""
+    state = replay(
+        gpu_nodes("node-a", "node-b"),
+        [
+            arrive("0s", "1h", pod("a")),
+            arrive("50s", "0s", pod("z")),
+            arrive("60s", "1h", pod("last")),
+        ],
+    )
+    got = {
+        name: (r["arrival"], r["bound"], r["node"], r["finished"])
+        for name in ("a", "z", "last")
+        for r in [record(state, name)]
+    }
+    assert got == {
+        "a": (0, 0, "node-a", 3600),
+        "z": (50, 50, "node-b", 50),
+        "last": (60, 60, "node-b", 3660),
+    }
+    assert summary(state)["makespanSeconds"] == 3660

@@ -236,7 +236,12 @@ class Replay:
     def _next_moment(self, now: float) -> float | None:
         candidates: list[float] = []
         if self._events:
-            candidates.append(self._events[0][0])
+            first = self._events[0][0]
+            if first <= now:
+                # Due at this very moment: settling bound a pod whose duration is 0 (a task
+                # created and deleted in the same second); it ends now, before time moves on.
+                return now
+            candidates.append(first)
         scheduler: Any = self.sim.scheduler
         wakeups = [self.sim.taint_controller.next_wakeup(), scheduler.next_wakeup()]
         if hasattr(scheduler, "next_queue_wakeup"):
