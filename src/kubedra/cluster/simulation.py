@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from kubedra.allocator.features import Features
+from kubedra.api.gcpause import paused_gc
 from kubedra.cluster.claimcontroller import ControllerEvent, ResourceClaimController
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
@@ -118,34 +119,43 @@ class Simulation:
         )
         uid_map: dict[str, str] = {}
         problems: list[CreateProblem] = []
-        for i in indexed:
-            obj = items[i]
-            old_uid = (obj.get("metadata") or {}).get("uid")
-            try:
-                created = self.store.create(_for_create(obj, uid_map))
-            except StoreError as error:
-                problems.append(CreateProblem(key_of(obj), where[i], error.message))
-                continue
-            if old_uid:
-                uid_map[str(old_uid)] = created["metadata"]["uid"]
+        with paused_gc():  # see settle
+            for i in indexed:
+                obj = items[i]
+                old_uid = (obj.get("metadata") or {}).get("uid")
+                try:
+                    created = self.store.create(_for_create(obj, uid_map))
+                except StoreError as error:
+                    problems.append(CreateProblem(key_of(obj), where[i], error.message))
+                    continue
+                if old_uid:
+                    uid_map[str(old_uid)] = created["metadata"]["uid"]
         return problems
 
     # --- running ---------------------------------------------------------------------------
 
     def settle(self, on_cycle: Callable[[], None] | None = None) -> None:
-        """Run controllers, scheduler and kubelets until none of them has work."""
-        while True:
-            progressed = self.claim_controller.sync()
-            progressed = self.taint_controller.sync() or progressed
-            if self.scheduler.has_work():
-                self.scheduler.schedule_one()
-                progressed = True
-                self.cycles += 1
-                if on_cycle is not None:
-                    on_cycle()
-            progressed = self.kubelet.sync() or progressed
-            if not progressed or self.cycles >= MAX_CYCLES:
-                return
+        """Run controllers, scheduler and kubelets until none of them has work.
+
+        Python's cyclic garbage collector is paused meanwhile: the loop keeps adding objects
+        that live on (stored objects, node views, decisions), and each time they had grown by
+        a quarter the collector scanned all of them, about a third of the time of a large
+        simulation. The loop makes next to no cyclic garbage (about 500 objects for 10,000
+        pods); reference counting still frees everything else at once.
+        """
+        with paused_gc():
+            while True:
+                progressed = self.claim_controller.sync()
+                progressed = self.taint_controller.sync() or progressed
+                if self.scheduler.has_work():
+                    self.scheduler.schedule_one()
+                    progressed = True
+                    self.cycles += 1
+                    if on_cycle is not None:
+                        on_cycle()
+                progressed = self.kubelet.sync() or progressed
+                if not progressed or self.cycles >= MAX_CYCLES:
+                    return
 
     def run(
         self, on_cycle: Callable[[], None] | None = None, until: datetime | None = None
