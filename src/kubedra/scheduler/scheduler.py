@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -594,8 +595,12 @@ class Scheduler:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
         decision.feasible_nodes = len(feasible)
-        for st in statuses.values():
-            decision.rejections[st.message] = decision.rejections.get(st.message, 0) + 1
+        # Counted per reasons tuple in C first: a cycle may reject thousands of nodes, and
+        # joining each one's message was a good part of a cycle.
+        rejections = decision.rejections
+        for reasons, count in Counter([st.reasons for st in statuses.values()]).items():
+            message = ", ".join(reasons)
+            rejections[message] = rejections.get(message, 0) + count
         if not feasible:
             decision.filter_reasons = {n: (st.plugin, st.message) for n, st in statuses.items()}
             post, nominee = self._post_filter(cycle, statuses, nodes)
