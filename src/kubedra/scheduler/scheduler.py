@@ -712,17 +712,23 @@ class Scheduler:
         while processed < num_all and len(feasible) < want:
             need = want - len(feasible)
             end = min(position + need, num_all, position + num_all - processed)
-            for index in range(position, end):
-                if not known[index]:
-                    node = nodes[index]
-                    result = self.run_filters(cycle, node, static)
-                    if result is not None and not result.rejected:
-                        return Status(
-                            result.code,
-                            (f'running "{result.plugin}" filter plugin: {result.message}',),
-                            result.plugin,
-                        )
-                    table.store(index, self._evaluate(cycle, node, result))
+            # Most of the window is known: list.index finds the unknown nodes, in order.
+            index = position
+            while True:
+                try:
+                    index = known.index(False, index, end)
+                except ValueError:
+                    break
+                node = nodes[index]
+                result = self.run_filters(cycle, node, static)
+                if result is not None and not result.rejected:
+                    return Status(
+                        result.code,
+                        (f'running "{result.plugin}" filter plugin: {result.message}',),
+                        result.plugin,
+                    )
+                table.store(index, self._evaluate(cycle, node, result))
+                index += 1
             chunk = ok[position:end]
             if False not in chunk:
                 feasible.extend(nodes[position:end])
@@ -856,7 +862,12 @@ class Scheduler:
             tied = [i for i, t in enumerate(totals) if t == best]
             decision.tied = [feasible[i].name for i in tied]
             chosen_index = tied[0] if self._rng is None else self._rng.choice(tied)
-        ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
+        if count >= KEEP_SCORES:
+            # nlargest keeps the first of equal totals, so with this many ties it picks the
+            # first tied nodes; hundreds of ties are common (a row of empty nodes).
+            ranked = tied[:KEEP_SCORES]
+        else:
+            ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
         if chosen_index not in ranked:
             ranked.append(chosen_index)
         taint = MAX_NODE_SCORE * P.SCORE_WEIGHTS[P.TAINT_TOLERATION]
