@@ -957,7 +957,8 @@ class Scheduler:
     def _reserve_and_bind(self, cycle: PodCycle, node: NodeState, decision: Decision) -> Decision:
         decision.node = node.name
         self._assumed[cycle.key] = node.name
-        node.add_pod(self._entry(cycle.pod))
+        # PreFilter computed the pod's requests and priority already (the spec is unchanged).
+        node.add_pod(PodEntry(cycle.key, cycle.requests, cycle.non_zero, cycle.priority))
         self._pod_node[cycle.key] = node.name
         decision.allocations = self.dra.reserve(cycle.dra, node.name)
         try:
