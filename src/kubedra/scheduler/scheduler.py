@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -142,6 +142,9 @@ class PodCycle:
     shape: str | None = None
     """Identifies everything Filter and Score look at of this pod, for cached evaluations
     (None: not cacheable, e.g. claims that are already allocated)."""
+    window: tuple[ShapeTable, list[tuple[int, int]]] | None = None
+    """Set by _window when the feasible nodes are exactly these index ranges of the table
+    (every node in them passed): Score then reads the table's columns by slices."""
 
 
 STATIC_PLUGINS = frozenset({P.NODE_UNSCHEDULABLE, P.NODE_NAME, P.TAINT_TOLERATION, P.NODE_AFFINITY})
@@ -709,6 +712,7 @@ class Scheduler:
         known, ok, entries = table.known, table.ok, table.evals
         processed = 0
         position = start
+        ranges: list[tuple[int, int]] | None = [] if not feasible else None
         while processed < num_all and len(feasible) < want:
             need = want - len(feasible)
             end = min(position + need, num_all, position + num_all - processed)
@@ -733,7 +737,10 @@ class Scheduler:
             if False not in chunk:
                 feasible.extend(nodes[position:end])
                 evals.extend(entries[position:end])  # type: ignore[arg-type]
+                if ranges is not None:
+                    ranges.append((position, end))
             else:
+                ranges = None
                 for index in range(position, end):
                     ev = entries[index]
                     assert ev is not None
@@ -744,6 +751,8 @@ class Scheduler:
                         statuses[nodes[index].name] = ev.status
             processed += end - position
             position = end % num_all
+        if ranges:
+            cycle.window = (table, ranges)
         return processed
 
     def _evaluate(self, cycle: PodCycle, node: NodeState, status: Status | None) -> Evaluation:
@@ -818,11 +827,15 @@ class Scheduler:
     ) -> NodeState:
         if len(feasible) == 1:
             return feasible[0]
+        window = cycle.window
         if (
             not cycle.preferred
             and not cycle.dra.prioritized
-            and not any(ev.raws[0] for ev in evals)
             and self.config.node_score is None
+            and not (
+                # No TaintToleration score: a table without any needs no look at the nodes.
+                (window is None or window[0].tainted) and any(ev.raws[0] for ev in evals)
+            )
         ):
             return self._select_simple(cycle, feasible, evals, decision)
         per_plugin = self.score_nodes(cycle, evals)
@@ -852,20 +865,38 @@ class Scheduler:
     ) -> NodeState:
         """_select when only NodeResourcesFit and BalancedAllocation differ between nodes
         (no PreferNoSchedule taint, no preferred affinity, no prioritized list): the others
-        normalize to constants, so the totals are those two raw scores plus a constant."""
-        totals = [ev.raws[2] + ev.raws[3] for ev in evals]
+        normalize to constants, so the totals are those two raw scores plus a constant.
+
+        Hundreds of feasible nodes are common: when they are whole ranges of the cycle's
+        table (``cycle.window``), totals and names are sliced from its columns."""
+        window = cycle.window
+        totals: list[int] = []
+        if window is not None:
+            for a, b in window[1]:
+                totals += window[0].simple[a:b]
+        else:
+            totals = [ev.raws[2] + ev.raws[3] for ev in evals]
         best = max(totals)
         count = totals.count(best)
         if count == 1:
             chosen_index = totals.index(best)
         else:
-            tied = [i for i, t in enumerate(totals) if t == best]
-            decision.tied = [feasible[i].name for i in tied]
+            tied: Sequence[int]
+            if count == len(totals):
+                tied = range(count)
+                if window is not None:
+                    for a, b in window[1]:
+                        decision.tied += window[0].names[a:b]
+                else:
+                    decision.tied = [node.name for node in feasible]
+            else:
+                tied = [i for i, t in enumerate(totals) if t == best]
+                decision.tied = [feasible[i].name for i in tied]
             chosen_index = tied[0] if self._rng is None else self._rng.choice(tied)
         if count >= KEEP_SCORES:
             # nlargest keeps the first of equal totals, so with this many ties it picks the
             # first tied nodes; hundreds of ties are common (a row of empty nodes).
-            ranked = tied[:KEEP_SCORES]
+            ranked = list(tied[:KEEP_SCORES])
         else:
             ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
         if chosen_index not in ranked:
