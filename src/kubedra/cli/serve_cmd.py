@@ -7,8 +7,6 @@ from typing import Annotated
 
 import typer
 
-from kubedra.api.io import LoadResult, load_paths
-
 
 def serve(
     paths: Annotated[
@@ -32,6 +30,7 @@ def serve(
 ) -> None:
     """Serve the page on http://HOST:PORT/ and the Kubernetes API under /k8s until
     interrupted; only the given paths are read."""
+    from kubedra.api.io import LoadResult, load_paths
     from kubedra.apiserver import write_kubeconfig
     from kubedra.cli.serve_api_cmd import _example
     from kubedra.scheduler import new_simulation
