@@ -60,8 +60,12 @@ from kubedra.scheduler.status import (
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 SCHEDULER_NAME = "default-scheduler"
-MAX_SHAPE_TABLES = 64
-"""Pod shapes whose cached evaluations are kept (the least recently used go first)."""
+MIN_SHAPE_TABLES = 64
+"""Pod shapes whose cached evaluations are kept at least (the least recently used go first)."""
+SHAPE_TABLE_ENTRIES = 1 << 19
+"""Cached evaluations kept over all shapes, as a bound on how many shapes keep theirs beyond
+MIN_SHAPE_TABLES: a production trace has a few hundred pod shapes (cpu, memory and claim
+combinations), and a shape whose table was dropped evaluates every node again."""
 KEEP_SCORES = 3
 """How many of the best-scored nodes a Decision keeps the per-plugin scores of (upstream's
 numberOfHighestScoredNodesToReport), plus the chosen one."""
@@ -797,7 +801,8 @@ class Scheduler:
             or table.order_version != self.nodes.order_version
             or table.epoch != self.dra.epoch
         ):
-            while len(self._tables) >= MAX_SHAPE_TABLES:
+            kept = max(MIN_SHAPE_TABLES, SHAPE_TABLE_ENTRIES // max(len(nodes), 1))
+            while len(self._tables) >= kept:
                 del self._tables[next(iter(self._tables))]
             table = ShapeTable(
                 [n.name for n in nodes],
