@@ -310,7 +310,7 @@ class PolicyContext:
             and found[1] == versions
             and found[2] is allocations
         ):
-            return found[3]  # type: ignore[no-any-return]
+            return found[3]
         results = [
             r for a in allocations or () for r in ((a.get("devices") or {}).get("results") or [])
         ]
