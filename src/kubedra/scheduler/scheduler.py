@@ -47,6 +47,7 @@ from kubedra.scheduler.policies import (
     REGISTRY,
     NodeScorer,
     NodeView,
+    NodeViews,
     PodView,
     Policy,
     PolicyContext,
@@ -1005,16 +1006,14 @@ class Scheduler:
         if scorer is not None and scorer.replaces_defaults:
             if scorer.cacheable or nodes is None:
                 return {scorer.plugin: list(map(_policy, evals))}
-            # _policy_score inlined: a score that is not cached runs for every feasible node.
-            pod = self._pod_view(cycle)
-            context = self.placement_context
-            score = scorer.score
-            return {
-                scorer.plugin: [
-                    float(score(pod, NodeView(context, pod, node, ev.allocations)))
-                    for node, ev in zip(nodes, evals, strict=True)
-                ]
-            }
+            # A score that is not cached runs for every feasible node of every cycle.
+            views = NodeViews(
+                self.placement_context,
+                self._pod_view(cycle),
+                nodes,
+                list(map(_allocations, evals)),
+            )
+            return {scorer.plugin: scorer.score_all(views.pod, views)}
         columns = list(zip(*(ev.raws for ev in evals), strict=True))
         taint, affinity, least, balanced, dra, devices = (list(c) for c in columns)
         per_plugin: dict[str, Sequence[float]] = {
@@ -1340,6 +1339,7 @@ _name = attrgetter("name")
 _status = attrgetter("status")
 _reasons = attrgetter("reasons")
 _policy = attrgetter("policy")
+_allocations = attrgetter("allocations")
 
 
 def _reported(score: float) -> float:

@@ -20,9 +20,9 @@ caches lives in that run, so runs with other policies or workloads never share s
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from kubedra.allocator.claims import PreparedClaim, RequestData
 from kubedra.allocator.engine import Allocator
@@ -179,6 +179,42 @@ class NodeView:
         return self._devices
 
 
+class NodeViews(Sequence[NodeView]):
+    """The feasible nodes of one cycle as ``NodeView`` objects, made when read (a score that
+    reads no node, such as ``random``'s, makes none)."""
+
+    __slots__ = ("allocations", "context", "nodes", "pod")
+
+    def __init__(
+        self,
+        context: PolicyContext,
+        pod: PodView,
+        nodes: Sequence[NodeState],
+        allocations: Sequence[list[dict[str, Any]] | None],
+    ) -> None:
+        self.context = context
+        self.pod = pod
+        self.nodes = nodes
+        self.allocations = allocations
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeView: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeView]: ...
+    def __getitem__(self, index: int | slice) -> NodeView | list[NodeView]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return NodeView(self.context, self.pod, self.nodes[index], self.allocations[index])
+
+    def __iter__(self) -> Iterator[NodeView]:
+        context, pod = self.context, self.pod
+        for node, allocations in zip(self.nodes, self.allocations, strict=True):
+            yield NodeView(context, pod, node, allocations)
+
+
 # --- the parts of a policy ------------------------------------------------------------------
 
 
@@ -199,6 +235,13 @@ class NodeScorer:
 
     def score(self, pod: PodView, node: NodeView) -> float:
         raise NotImplementedError
+
+    def score_all(self, pod: PodView, nodes: NodeViews) -> list[float]:
+        """The scores of a cycle's feasible ``nodes``, in order: what the scheduler asks of
+        a score that is not ``cacheable``. ``score`` of each node unless overridden (a score
+        that need not read every node, as ``random``'s, can skip making the views)."""
+        score = self.score
+        return [float(score(pod, node)) for node in nodes]
 
     def pod_added(self, key: str, pod: Mapping[str, Any], node: str) -> None:
         """A pod was bound (or assumed) on ``node``; for scores that follow the pods."""
