@@ -9,7 +9,9 @@ It does what the kubelet's DRA manager does, and reports every contract violatio
   and checks the answer: every claim UID answered, per-claim errors inside the response,
   devices that belong to the claim's allocation, request names of the claim, and CDI device
   IDs that exist in valid spec files of the CDI directory;
-- unprepares claims once no running pod on the node needs them (even if the claim is gone).
+- unprepares claims once no running pod on the node needs them (even if the claim is gone),
+  also after a restart: with a state file, the claims it prepared are remembered between runs,
+  as the kubelet checkpoints its DRA manager's claim cache.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ import grpc
 from kubedra.api.validation.resource_common import validate_driver_name
 from kubedra.driver.cdi import CDIError, index_devices, parse_qualified_name
 from kubedra.driver.claims import base_request
+from kubedra.driver.kubelet_state import PreparedClaim, StateError, load_state, save_state
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2 as health_v1_pb2
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2_grpc as health_v1_grpc
 from kubedra.driver.proto import kubedra_dra_health_v1alpha1_pb2 as health_pb2
@@ -94,13 +97,6 @@ class Plugin:
     health_service: str = ""
 
 
-@dataclass
-class PreparedClaim:
-    ref: ClaimRef
-    drivers: set[str]
-    cdi_device_ids: list[str] = field(default_factory=list)
-
-
 def _active(pod: dict[str, Any]) -> bool:
     phase = (pod.get("status") or {}).get("phase")
     return phase not in ("Succeeded", "Failed") and not (pod.get("metadata") or {}).get(
@@ -142,14 +138,20 @@ class KubeletSim:
         cdi_dir: Path,
         *,
         call_timeout: float = 10.0,
+        state_file: Path | None = None,
     ) -> None:
+        """``state_file`` keeps the prepared claims between runs (read here, rewritten on every
+        change; :class:`kubedra.driver.kubelet_state.StateError` when it is unusable)."""
         self.node_name = node_name
         self.registry_dir = registry_dir
         self.store = store
         self.cdi_dir = cdi_dir
         self.call_timeout = call_timeout
         self.plugins: dict[str, Plugin] = {}
-        self.prepared: dict[str, PreparedClaim] = {}
+        self.state_file = state_file
+        self.prepared: dict[str, PreparedClaim] = (
+            load_state(state_file, node_name) if state_file is not None else {}
+        )
         self.violations: list[Violation] = []
         self.failures: dict[str, str] = {}
         self.latencies_ms: dict[str, list[float]] = {"prepare": [], "unprepare": []}
@@ -322,11 +324,20 @@ class KubeletSim:
             done = self.prepared[ref.uid].drivers if ref.uid in self.prepared else set()
             for driver in sorted({str(r.get("driver")) for r in results} - done):
                 todo.setdefault(driver, []).append((ref, claim))
-        for driver, claims in todo.items():
-            self._prepare(driver, claims)
-        for uid, prepared in list(self.prepared.items()):
-            if uid not in needed:
-                self._unprepare(prepared)
+        before = {uid: claim.to_json() for uid, claim in self.prepared.items()}
+        try:
+            for driver, claims in todo.items():
+                self._prepare(driver, claims)
+            for uid, prepared in list(self.prepared.items()):
+                if uid not in needed:
+                    self._unprepare(prepared)
+        finally:
+            after = {uid: claim.to_json() for uid, claim in self.prepared.items()}
+            if self.state_file is not None and after != before:
+                try:
+                    save_state(self.state_file, self.node_name, self.prepared)
+                except StateError as error:
+                    self.failures["state"] = str(error)
 
     def _call(self, kind: str, fn: Callable[[], Any], subject: str) -> Any:
         start = time.perf_counter()
