@@ -255,8 +255,12 @@ def test_bad_requests_are_status_objects(served: Served) -> None:
         400,
         "the kind in the data (Node) does not match the expected kind (Pod)",
     )
-    code, body = served.request("POST", pods + "?dryRun=All", POD)
-    assert (code, body["reason"]) == (400, "BadRequest")
+    code, body = served.request("POST", pods + "?dryRun=Everything", POD)
+    assert (code, body["reason"]) == (422, "Invalid")
+    assert body["message"] == (
+        'CreateOptions.meta.k8s.io "" is invalid: dryRun[0]: Unsupported value: "Everything": '
+        'supported values: "All"'
+    )
     code, body = served.request(
         "PATCH", pods + "/web", [{"op": "add"}], {"Content-Type": "application/json-patch+json"}
     )
@@ -341,6 +345,7 @@ def test_discovery_aggregated_when_asked_legacy_otherwise(served: Served) -> Non
         "scheduling.k8s.io",
         "resource.k8s.io",
         "policy",
+        "coordination.k8s.io",
     ]
     resource = next(
         item for item in groups["items"] if item["metadata"]["name"] == "resource.k8s.io"

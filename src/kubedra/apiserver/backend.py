@@ -3,12 +3,20 @@
 Every request runs under the lock. After a write the simulation loop runs (controllers,
 scheduler, kubelet) until nothing changes, so a pod created with kubectl is scheduled before
 the next request is answered. Reads see the store as it is.
+
+Before each request the cluster catches up with time: with ``follow_wall_clock`` the
+simulated clock moves on with the wall clock (it never goes back: the loop may have moved it
+ahead to a retry or an eviction), and the nodes' kubelets report and renew their Leases when
+due (:mod:`kubedra.apiserver.heartbeat`). Writes with ``dry_run`` (``?dryRun=All``) are checked
+as real ones and change nothing.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
+import time
+from datetime import timedelta
 from typing import Any, Protocol
 
 from kubedra.api.defaults import apply_defaults
@@ -16,9 +24,16 @@ from kubedra.api.io import DecodeError, decode
 from kubedra.api.releases import DEFAULT
 from kubedra.api.scheduling_versions import to_version
 from kubedra.api.validation import validate_object
-from kubedra.apiserver.discovery import EVENT, WITH_STATUS
+from kubedra.apiserver.discovery import EVENT, LEASE, READ_ONLY, WITH_STATUS, server_version
 from kubedra.apiserver.events import EventRecorder
-from kubedra.apiserver.status import ApiError, bad_request, from_store_error, not_found
+from kubedra.apiserver.heartbeat import NodeHeartbeats
+from kubedra.apiserver.status import (
+    ApiError,
+    bad_request,
+    from_store_error,
+    method_not_allowed,
+    not_found,
+)
 from kubedra.apiserver.watch import ChangeFeed
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
@@ -47,9 +62,21 @@ class SimulationLike(Protocol):
 
 
 class LiveCluster:
-    """A Simulation served over HTTP: serialized access, a change feed and scheduling events."""
+    """A Simulation served over HTTP: serialized access, a change feed and scheduling events.
 
-    def __init__(self, simulation: SimulationLike) -> None:
+    ``follow_wall_clock`` moves the simulated clock on with the wall clock from where it
+    stands now (a live server); without it the clock moves only as the simulation moves it
+    (reproducible runs). ``release`` is the Kubernetes release ``/version`` reports and whose
+    kinds are served (None: the default).
+    """
+
+    def __init__(
+        self,
+        simulation: SimulationLike,
+        *,
+        follow_wall_clock: bool = False,
+        release: str | None = None,
+    ) -> None:
         self.simulation = simulation
         self.store = simulation.store
         self.clock = simulation.clock
@@ -57,11 +84,16 @@ class LiveCluster:
         self.feed = ChangeFeed(self.store.resource_version)
         self.events = EventRecorder(self.clock)
         self.closed = False
-        self.release: str | None = None
-        """The Kubernetes release ``/version`` reports (None: the default)."""
+        self.release = release
+        self.follow_wall_clock = follow_wall_clock
+        self._started = (time.monotonic(), self.clock.now())
+        self.heartbeats = NodeHeartbeats(
+            self.store, self.clock, server_version(release)["gitVersion"]
+        )
         with self.lock:
             self.store.subscribe(self._record)
             self._settle()
+            self.tick()
 
     def _record(self, event: Event) -> None:
         self.feed.record(event, self.store.resource_version)
@@ -74,12 +106,30 @@ class LiveCluster:
         for change in changes:
             self.feed.record(change, self.store.resource_version)
 
+    def tick(self) -> None:
+        """Catch up with time: the wall clock (when followed), then the kubelets' heartbeats;
+        the loop runs again when a node's status changed (a new condition wakes the scheduler
+        as it does upstream)."""
+        with self.lock:
+            if self.follow_wall_clock:
+                since, start = self._started
+                elapsed = int(time.monotonic() - since)
+                self.clock.advance_to(start + timedelta(seconds=elapsed))
+            before = self.store.resource_version
+            for change in self.heartbeats.beat():
+                self.feed.record(change, self.store.resource_version)
+            if self.store.resource_version != before:
+                self._settle()
+
     # --- reading ---------------------------------------------------------------------------
 
     def get(self, info: KindInfo, name: str, namespace: str | None) -> dict[str, Any]:
         with self.lock:
+            self.tick()
             if info is EVENT:
                 obj = self.events.get(name, namespace)
+            elif info is LEASE:
+                obj = self.heartbeats.get(name, namespace)
             else:
                 obj = self.store.get(info.kind, name, namespace)
             if obj is None:
@@ -89,40 +139,61 @@ class LiveCluster:
     def list(self, info: KindInfo, namespace: str | None) -> tuple[list[dict[str, Any]], int]:
         """The objects and the resourceVersion the list was taken at."""
         with self.lock:
+            self.tick()
             if info is EVENT:
                 items = self.events.list(namespace)
+            elif info is LEASE:
+                items = self.heartbeats.list(namespace)
             else:
                 items = self.store.list(info.kind, namespace if info.namespaced else None)
             return [shown_as(info, obj) for obj in items], self.store.resource_version
 
     # --- writing ---------------------------------------------------------------------------
 
-    def create(self, info: KindInfo, namespace: str | None, body: Any) -> dict[str, Any]:
+    def create(
+        self, info: KindInfo, namespace: str | None, body: Any, *, dry_run: bool = False
+    ) -> dict[str, Any]:
+        if info in READ_ONLY:
+            raise method_not_allowed("create", info)
         obj = self._decode(info, namespace, body)
         if info.kind == "Namespace" and not (obj.get("status") or {}).get("phase"):
             obj["status"] = {**(obj.get("status") or {}), "phase": "Active"}  # as upstream
+        if info.kind == "Pod":
+            obj.pop("status", None)  # the apiserver starts every pod as Pending (PrepareForCreate)
         name = str(obj["metadata"].get("name") or obj["metadata"].get("generateName") or "")
         with self.lock:
+            self.tick()
             try:
-                created = self.store.create(obj)
+                created = self.store.create(obj, dry_run=dry_run)
             except StoreError as error:
                 raise from_store_error(error, info, name) from None
-            self._settle()
+            if not dry_run:
+                self._settle()
             return shown_as(info, created)
 
     def replace(
-        self, info: KindInfo, namespace: str | None, name: str, body: Any, subresource: str
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        subresource: str,
+        *,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         """PUT: the main resource keeps the stored status; ``/status`` changes only status."""
+        if info in READ_ONLY:
+            raise method_not_allowed("update", info)
         obj = self._decode(info, namespace, body)
         if obj["metadata"].get("name") != name:
             raise bad_request("the name of the object does not match the name on the URL")
         with self.lock:
+            self.tick()
             current = self.store.get(info.kind, name, namespace)
             if current is None:
                 raise not_found(info, name)
             new = self._merge_status(info, current, obj, subresource)
-            return shown_as(info, self._update(info, name, new))
+            return shown_as(info, self._update(info, name, new, dry_run))
 
     def patch(
         self,
@@ -132,9 +203,13 @@ class LiveCluster:
         patch: Any,
         content_type: str,
         subresource: str,
+        *,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         """Merge patches and apply patches; strategic merge patches are applied as JSON merge
         patches without their ``$`` directives (lists are replaced, not merged by key)."""
+        if info in READ_ONLY:
+            raise method_not_allowed("patch", info)
         if "json-patch" in content_type:
             raise ApiError(
                 415,
@@ -146,24 +221,35 @@ class LiveCluster:
         if not isinstance(patch, dict):
             raise bad_request("the patch must be a JSON object")
         with self.lock:
+            self.tick()
             current = self.store.get(info.kind, name, namespace)
             if current is None:
                 if "apply-patch" in content_type:
-                    return self.create(info, namespace, patch)
+                    return self.create(info, namespace, patch, dry_run=dry_run)
                 raise not_found(info, name)
             if "strategic" in content_type:
                 patch = without_directives(patch)
             merged = merge_patch(copy.deepcopy(shown_as(info, current)), patch)
             obj = self._decode(info, namespace, merged)
             new = self._merge_status(info, current, obj, subresource)
-            return shown_as(info, self._update(info, name, new))
+            return shown_as(info, self._update(info, name, new, dry_run))
 
     def delete(
-        self, info: KindInfo, namespace: str | None, name: str, options: dict[str, Any]
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        name: str,
+        options: dict[str, Any],
+        *,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
-        if info is EVENT:
-            raise ApiError(405, "MethodNotAllowed", "events are read-only here")
+        """DELETE with DeleteOptions: a running pod's deletion is graceful (its
+        ``gracePeriodSeconds``, else the pod's ``terminationGracePeriodSeconds``), so watchers
+        see it Terminating before its kubelet stops it and it goes."""
+        if info in READ_ONLY:
+            raise method_not_allowed("delete", info)
         with self.lock:
+            self.tick()
             current = self.store.get(info.kind, name, namespace)
             if current is None:
                 raise not_found(info, name)
@@ -180,28 +266,35 @@ class LiveCluster:
                         f"{wanted}, ObjectMeta.{'UID' if field == 'uid' else 'ResourceVersion'}: "
                         f"{have}",
                     )
+            grace = grace_period(options, current)
             try:
-                last = self.store.delete(info.kind, name, namespace)
+                last = self.store.delete(
+                    info.kind, name, namespace, grace_period_seconds=grace, dry_run=dry_run
+                )
             except StoreError as error:
                 raise from_store_error(error, info, name) from None
-            self._settle()
+            if not dry_run:
+                self._settle()
             if last is None:
                 raise not_found(info, name)
             return shown_as(info, last)
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _update(self, info: KindInfo, name: str, new: dict[str, Any]) -> dict[str, Any]:
+    def _update(
+        self, info: KindInfo, name: str, new: dict[str, Any], dry_run: bool = False
+    ) -> dict[str, Any]:
         """Default and validate as on create (the store trusts its controllers' updates)."""
         new = apply_defaults(new, now=self.clock.now())
         errors = validate_object(new)
         if errors:
             raise from_store_error(invalid(info, name, errors), info, name)
         try:
-            updated = self.store.update(new)
+            updated = self.store.update(new, dry_run=dry_run)
         except StoreError as error:
             raise from_store_error(error, info, name) from None
-        self._settle()
+        if not dry_run:
+            self._settle()
         return updated
 
     @staticmethod
@@ -262,6 +355,20 @@ class LiveCluster:
             return decode(body, self.release or DEFAULT)
         except DecodeError as error:
             raise bad_request(str(error)) from None
+
+
+def grace_period(options: dict[str, Any], obj: dict[str, Any]) -> int | None:
+    """The grace period of a deletion: DeleteOptions' ``gracePeriodSeconds``, else a pod's
+    ``terminationGracePeriodSeconds`` (30 by default), else none (other kinds go at once)."""
+    given = options.get("gracePeriodSeconds")
+    if given is not None:
+        if isinstance(given, bool) or not isinstance(given, int):
+            raise bad_request("gracePeriodSeconds: must be an integer")
+        return max(given, 0)
+    if obj.get("kind") != "Pod":
+        return None
+    value = (obj.get("spec") or {}).get("terminationGracePeriodSeconds")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 30
 
 
 def merge_patch(target: Any, patch: Any) -> Any:

@@ -2,7 +2,8 @@
 
 The scheduler writes no Events into the store, so the server keeps them: ``Scheduled``
 (``Successfully assigned NS/POD to NODE``) and ``FailedScheduling`` with the PodScheduled
-message, counted like the event recorder aggregates repeats. Watches see them too.
+message, counted like the event recorder aggregates repeats (the same pod, by uid: a pod
+created again under the same name starts its own Events). Watches see them too.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ class EventRecorder:
     def __init__(self, clock: SimClock) -> None:
         self.clock = clock
         self._seen = 0
-        self._events: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        self._events: dict[tuple[str, str, str, str, str], dict[str, Any]] = {}
 
     def observe(self, decisions: list[Any], store: Store) -> list[Event]:
         """Record the decisions made since the last call; return the changes, for watches."""
@@ -45,7 +46,9 @@ class EventRecorder:
             return None
         now = self.clock.timestamp()
         version = str(store.resource_version)
-        key = (namespace, name, reason, message)
+        pod = store.get("Pod", name, namespace) or {}
+        meta = pod.get("metadata") or {}
+        key = (namespace, name, str(meta.get("uid", "")), reason, message)
         existing = self._events.get(key)
         if existing is not None:
             meta = {**existing["metadata"], "resourceVersion": version}
@@ -57,8 +60,6 @@ class EventRecorder:
             }
             self._events[key] = updated
             return Event("MODIFIED", "Event", updated, existing)
-        pod = store.get("Pod", name, namespace) or {}
-        meta = pod.get("metadata") or {}
         created = {
             "apiVersion": "v1",
             "kind": "Event",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 import json
 import time
 from collections.abc import AsyncIterator
@@ -27,6 +28,7 @@ from kubedra.apiserver.selectors import Matcher, field_matcher, label_matcher
 from kubedra.apiserver.status import ApiError, bad_request, path_not_found
 from kubedra.apiserver.tables import to_table, wants_table
 from kubedra.cluster.kinds import KindInfo
+from kubedra.gofmt import quote
 
 WATCH_POLL_SECONDS = 0.05
 DEFAULT_WATCH_SECONDS = 1800
@@ -120,7 +122,10 @@ class ApiRoutes:
         return Response("ok", media_type="text/plain")
 
     async def openapi_v2(self, request: Request) -> Response:
-        return error_response(path_not_found())
+        if not openapi.wants_json(request.headers.get("accept")):
+            message = "only application/json is served for the OpenAPI v2 document"
+            return error_response(ApiError(406, "NotAcceptable", message))
+        return json_response(openapi.swagger(self.cluster.release))
 
     async def openapi_v3(self, request: Request, rest: str = "") -> Response:
         release = self.cluster.release
@@ -170,8 +175,6 @@ class ApiRoutes:
         method = request.method
         params = request.query_params
         cluster = self.cluster
-        if params.get("dryRun"):
-            raise bad_request("dryRun is not supported by the simulated cluster")
         if target.info.namespaced and target.namespace is None and (method != "GET" or target.name):
             raise path_not_found()
         if method == "GET" and target.name is None:
@@ -192,16 +195,27 @@ class ApiRoutes:
                 return json_response(table)
             return json_response(obj)
         body = await self._body(request, target.info.kind)
+        options = body if method == "DELETE" and isinstance(body, dict) else {}
+        dry_run = dry_run_of(request, method, options)
         if method == "POST" and target.name is None:
-            created = await run_in_threadpool(cluster.create, target.info, target.namespace, body)
+            created = await run_in_threadpool(
+                functools.partial(cluster.create, dry_run=dry_run),
+                target.info,
+                target.namespace,
+                body,
+            )
             return json_response(created, 201)
+        if method == "DELETE":
+            options = delete_options(request, options)
         if method == "DELETE" and target.name is None:
-            return await run_in_threadpool(self._delete_collection, request, target, body)
+            return await run_in_threadpool(
+                self._delete_collection, request, target, options, dry_run
+            )
         if target.name is None:
             raise ApiError(405, "MethodNotAllowed", f"{method} is not supported on collections")
         if method == "PUT":
             updated = await run_in_threadpool(
-                cluster.replace,
+                functools.partial(cluster.replace, dry_run=dry_run),
                 target.info,
                 target.namespace,
                 target.name,
@@ -212,7 +226,7 @@ class ApiRoutes:
         if method == "PATCH":
             content_type = request.headers.get("content-type", "")
             patched = await run_in_threadpool(
-                cluster.patch,
+                functools.partial(cluster.patch, dry_run=dry_run),
                 target.info,
                 target.namespace,
                 target.name,
@@ -222,9 +236,12 @@ class ApiRoutes:
             )
             return json_response(patched)
         if method == "DELETE":
-            options = body if isinstance(body, dict) else {}
             last = await run_in_threadpool(
-                cluster.delete, target.info, target.namespace, target.name, options
+                functools.partial(cluster.delete, dry_run=dry_run),
+                target.info,
+                target.namespace,
+                target.name,
+                options,
             )
             return json_response(last)
         raise ApiError(405, "MethodNotAllowed", f"{method} is not supported")
@@ -288,10 +305,11 @@ class ApiRoutes:
             }
         )
 
-    def _delete_collection(self, request: Request, target: Target, body: Any) -> Response:
+    def _delete_collection(
+        self, request: Request, target: Target, options: dict[str, Any], dry_run: bool
+    ) -> Response:
         """``deletecollection``: delete every selected object; answer the list of them."""
         labels, fields = self._matchers(request, target)
-        options = body if isinstance(body, dict) else {}
         with self.cluster.lock:
             items, _ = self.cluster.list(target.info, target.namespace)
             deleted = []
@@ -299,7 +317,9 @@ class ApiRoutes:
                 if labels(obj) and fields(obj):
                     meta = obj["metadata"]
                     name, namespace = meta["name"], meta.get("namespace")
-                    deleted.append(self.cluster.delete(target.info, namespace, name, options))
+                    deleted.append(
+                        self.cluster.delete(target.info, namespace, name, options, dry_run=dry_run)
+                    )
             version = self.cluster.store.resource_version
         return json_response(
             {
@@ -409,6 +429,48 @@ class ApiRoutes:
                     yield line("DELETED", event.obj)
             if not events:
                 await asyncio.sleep(WATCH_POLL_SECONDS)
+
+
+OPTIONS_KINDS = {
+    "POST": "CreateOptions",
+    "PUT": "UpdateOptions",
+    "PATCH": "PatchOptions",
+    "DELETE": "DeleteOptions",
+}
+
+
+def dry_run_of(request: Request, method: str, options: dict[str, Any]) -> bool:
+    """``?dryRun=All`` (or DeleteOptions' ``dryRun: [All]``): the only value upstream takes;
+    any other is refused as the apiserver's options validation refuses it."""
+    values = list(request.query_params.getlist("dryRun"))
+    given = options.get("dryRun")
+    if isinstance(given, list):
+        values += [str(v) for v in given]
+    elif given is not None:
+        values.append(str(given))
+    for index, value in enumerate(values):
+        if value != "All":
+            kind = OPTIONS_KINDS.get(method, "CreateOptions")
+            message = (
+                f'{kind}.meta.k8s.io "" is invalid: dryRun[{index}]: Unsupported value: '
+                f'{quote(value)}: supported values: "All"'
+            )
+            raise ApiError(422, "Invalid", message, {"group": "meta.k8s.io", "kind": kind})
+    return bool(values)
+
+
+def delete_options(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+    """DeleteOptions from the body, with ``?gracePeriodSeconds=`` as the apiserver reads it."""
+    text = request.query_params.get("gracePeriodSeconds")
+    if text is None:
+        return body
+    try:
+        grace = int(text)
+    except ValueError:
+        raise bad_request(
+            f"gracePeriodSeconds: invalid value {text!r}: must be an integer"
+        ) from None
+    return {**body, "gracePeriodSeconds": grace}
 
 
 def _int_param(text: str | None, name: str) -> int:

@@ -12,7 +12,11 @@ __all__ = ["HOST", "START_TIMEOUT_SECONDS", "ApiServer"]
 
 
 class ApiServer(UvicornRunner):
-    """The simulated cluster served on ``127.0.0.1:port`` (port 0: a free one)."""
+    """The simulated cluster served on ``127.0.0.1:port`` (port 0: a free one).
+
+    ``follow_wall_clock``: the simulated clock moves on with the wall clock (``kubedra
+    serve-api`` without ``--start-time``); else it moves only as the simulation moves it.
+    """
 
     label = "API server"
 
@@ -23,9 +27,9 @@ class ApiServer(UvicornRunner):
         host: str = HOST,
         prefix: str = "",
         release: str | None = None,
+        follow_wall_clock: bool = False,
     ) -> None:
-        cluster = LiveCluster(simulation)
-        cluster.release = release
+        cluster = LiveCluster(simulation, follow_wall_clock=follow_wall_clock, release=release)
         self.prefix = prefix.rstrip("/")
         self.app = create_app(cluster, self.prefix)
         # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP,

@@ -40,6 +40,7 @@ def serve_api(
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
+    start_time: options.StartTime = None,
 ) -> None:
     """Serve the simulated cluster as a Kubernetes API on 127.0.0.1 until interrupted.
 
@@ -50,12 +51,18 @@ def serve_api(
     reports.
 
     --kubeconfig-out writes a kubeconfig for kubectl and client libraries.
+
+    The simulated clock starts now and follows the wall clock (ages and events read as
+    kubectl expects); --start-time starts it at a fixed time and moves it only as the
+    simulation does, so that a run is reproducible. Nodes report Ready, with heartbeats and
+    Leases, as healthy kubelets do.
     """
     from kubedra.apiserver import ApiServer, write_kubeconfig
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
     from kubedra.cluster.simulation import Simulation
 
     namespace = namespace or "default"
+    fixed_start = options.start_time(start_time)
     flags = InputFlags(
         paths,
         filename,
@@ -69,12 +76,22 @@ def serve_api(
     )
     read = gather_shown(flags, _err, EXIT_BAD_INPUT, require=False, prefix_errors=True)
     stop_if_unreadable(read, _err, EXIT_BAD_INPUT, [*read.skipped, *read.usage])
-    simulation = Simulation(namespace=namespace, features=read.features, admission=read.admission)
+    simulation = Simulation(
+        namespace=namespace,
+        features=read.features,
+        admission=read.admission,
+        start=fixed_start or options.wall_clock_now(),
+    )
     problems = simulation.load(read.objects, read.sources)
     for problem in problems:
         typer.echo(f"warning: {problem.source}: {problem.object}: {problem.message}", err=True)
     try:
-        server = ApiServer(simulation, port=port, release=read.gates.release)
+        server = ApiServer(
+            simulation,
+            port=port,
+            release=read.gates.release,
+            follow_wall_clock=fixed_start is None,
+        )
     except OSError as error:
         typer.echo(f"error: cannot listen on 127.0.0.1:{port}: {error.strerror}", err=True)
         raise typer.Exit(EXIT_BAD_INPUT) from error
