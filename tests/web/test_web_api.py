@@ -149,6 +149,22 @@ def test_apply_creates_and_schedules(client: Any) -> None:
     status, body = client.post("/api/apply", {"manifest": CLAIM})
     assert status == 409 and "already exists" in body["error"]
     assert body["created"] == []
+    # every conflict is reported, as kubectl create -f does, not only the first
+    assert [(e["object"], e["message"]) for e in body["errors"]] == [
+        ("ResourceClaim/extra", 'resourceclaims.resource.k8s.io "extra" already exists'),
+        ("Pod/extra", 'pods "extra" already exists'),
+    ]
+
+
+def test_apply_creates_what_it_can_and_names_what_it_cannot(client: Any) -> None:
+    pod_only = CLAIM.split("---")[1]
+    assert client.post("/api/apply", {"manifest": pod_only})[0] == 200
+    status, body = client.post("/api/apply", {"manifest": CLAIM})
+    assert status == 409 and not body["ok"]
+    assert body["created"] == ["ResourceClaim/extra"]
+    assert [(e["object"], e["message"]) for e in body["errors"]] == [
+        ("Pod/extra", 'pods "extra" already exists')
+    ]
 
 
 def test_apply_refuses_invalid_objects_without_creating(client: Any) -> None:
@@ -185,6 +201,7 @@ def test_page_static_openapi_and_unknown_paths(client: Any, server: WebServer) -
         "/api/validate",
         "/api/apply",
         "/api/selector",
+        "/api/changes",
         "/api/events",
     }
     assert client.get("/api/nothing") == (404, {"error": "Not Found"})
@@ -214,6 +231,14 @@ def test_body_size_limit_on_streamed_body(server: WebServer) -> None:
         conn.sendall(b"0\r\n\r\n")
         answer = conn.recv(4096)
     assert answer.startswith(b"HTTP/1.1 413")
+
+
+def test_changes_gives_the_resource_version_at_once(client: Any) -> None:
+    status, before = client.get("/api/changes")
+    assert status == 200 and isinstance(before["resourceVersion"], int)
+    assert client.post("/api/apply", {"manifest": CLAIM})[0] == 200
+    _, after = client.get("/api/changes")
+    assert after["resourceVersion"] > before["resourceVersion"]
 
 
 def test_events_stream_announces_changes(server: WebServer, client: Any) -> None:
