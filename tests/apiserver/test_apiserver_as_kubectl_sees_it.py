@@ -263,6 +263,23 @@ def test_kubectl_diff_shows_what_apply_would_change(server) -> None:
     assert diff.returncode == 1, diff.stderr
     assert "+  labels:\n+    team: ml\n" in diff.stdout
     assert "labels" not in get_json(served, "pod", "trainer")["metadata"]
+    # a new image: kubectl's strategic merge patch names only the container and its image
+    newer = manifest.replace("pause:3.10", "pause:3.11")
+    diff = subprocess.run(
+        [kubectl_binary(), "diff", "-f", "-"], input=newer, capture_output=True, text=True,
+        env=env, timeout=60, check=False,
+    )  # fmt: skip
+    changed_lines = [
+        line for line in diff.stdout.splitlines() if line[:1] in "+-" and line[:3] not in "+++---"
+    ]
+    assert changed_lines == [
+        "-  - image: registry.k8s.io/pause:3.10",
+        "+  - image: registry.k8s.io/pause:3.11",
+    ], diff.stdout
+    served.kubectl("apply", "-f", "-", stdin=newer)
+    container = get_json(served, "pod", "trainer")["spec"]["containers"][0]
+    assert container["image"] == "registry.k8s.io/pause:3.11"
+    assert container["resources"] == {"claims": [{"name": "gpu"}]}
 
 
 # --- watching pods; Events per pod ------------------------------------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_web_browser import PARTITION_POD
 
 from kubedra.api.io import load_paths
 from kubedra.cluster.simulation import Simulation
@@ -260,22 +261,6 @@ spec:
   resourceClaims:
   - name: gpu
     resourceClaimName: huge
-  containers:
-  - name: c
-    image: x
-    resources:
-      claims:
-      - name: gpu
-"""
-
-PARTITION_POD = """apiVersion: v1
-kind: Pod
-metadata:
-  name: mig-user
-spec:
-  resourceClaims:
-  - name: gpu
-    resourceClaimName: small-partition
   containers:
   - name: c
     image: x

@@ -34,6 +34,7 @@ from kubedra.apiserver.status import (
     method_not_allowed,
     not_found,
 )
+from kubedra.apiserver.strategic import strategic_merge_patch
 from kubedra.apiserver.watch import ChangeFeed
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
@@ -206,8 +207,8 @@ class LiveCluster:
         *,
         dry_run: bool = False,
     ) -> dict[str, Any]:
-        """Merge patches and apply patches; strategic merge patches are applied as JSON merge
-        patches without their ``$`` directives (lists are replaced, not merged by key)."""
+        """Merge patches, strategic merge patches (lists merged by their upstream merge keys,
+        :mod:`kubedra.apiserver.strategic`) and apply patches."""
         if info in READ_ONLY:
             raise method_not_allowed("patch", info)
         if "json-patch" in content_type:
@@ -227,9 +228,11 @@ class LiveCluster:
                 if "apply-patch" in content_type:
                     return self.create(info, namespace, patch, dry_run=dry_run)
                 raise not_found(info, name)
+            shown = copy.deepcopy(shown_as(info, current))
             if "strategic" in content_type:
-                patch = without_directives(patch)
-            merged = merge_patch(copy.deepcopy(shown_as(info, current)), patch)
+                merged = strategic_merge_patch(shown, patch, info.kind)
+            else:
+                merged = merge_patch(shown, patch)
             obj = self._decode(info, namespace, merged)
             new = self._merge_status(info, current, obj, subresource)
             return shown_as(info, self._update(info, name, new, dry_run))
@@ -383,16 +386,3 @@ def merge_patch(target: Any, patch: Any) -> Any:
         else:
             target[key] = merge_patch(target.get(key), value)
     return target
-
-
-def without_directives(patch: Any) -> Any:
-    """A strategic merge patch less its ``$setElementOrder``, ``$patch``, ``$retainKeys``."""
-    if isinstance(patch, dict):
-        return {
-            key: without_directives(value)
-            for key, value in patch.items()
-            if not str(key).startswith("$")
-        }
-    if isinstance(patch, list):
-        return [without_directives(item) for item in patch]
-    return patch
