@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from kubedra.planning.capacity import plan_capacity
-from kubedra.planning.cluster import simulate
-
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DIR = REPO.parent / "shared" / "benchmarks"
+sys.path.insert(0, str(REPO / "src"))
+
+from kubedra.planning.capacity import plan_capacity  # noqa: E402
+from kubedra.planning.cluster import simulate  # noqa: E402
+from shared_corpus import BENCHMARKS as DEFAULT_DIR  # noqa: E402
+from shared_corpus import require_workloads  # noqa: E402
+
 ALLOCATABLE = {"cpu": "64", "memory": "256Gi", "pods": "110"}
 
 
@@ -60,7 +64,8 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=None)
     parser.add_argument("--one-by-one", action="store_true", help="simulate every copy")
     args = parser.parse_args()
-    workload = json.loads((args.dir / "workloads" / f"{args.workload}.json").read_text())
+    (name,) = require_workloads("bench_plan.py", args.dir, [args.workload])
+    workload = json.loads((args.dir / "workloads" / f"{name}.json").read_text())
     cluster: list[dict[str, Any]] = [
         *(_node(n) for n in workload["nodes"]),
         *workload["deviceClasses"],

@@ -25,8 +25,10 @@ sys.path.insert(0, str(REPO / "src"))
 from kubedra.allocator.engine import Allocator  # noqa: E402
 from kubedra.allocator.features import Features  # noqa: E402
 from kubedra.allocator.schedule import FirstFitScheduler  # noqa: E402
+from shared_corpus import BENCHMARKS as DEFAULT_DIR  # noqa: E402
+from shared_corpus import require_file, require_workloads  # noqa: E402
 
-DEFAULT_DIR = REPO.parent / "shared" / "benchmarks"
+SCRIPT = "bench_schedule.py"
 
 
 def _strip_share_ids(value: Any) -> Any:
@@ -86,8 +88,9 @@ def main() -> int:
     if args.one:
         print(json.dumps(run_one(args.dir, args.one, args.pods, not args.no_memo)))
         return 0
-    reference = json.loads((args.dir / "reference.json").read_text())["workloads"]
-    names = args.workload or sorted(reference)
+    names = require_workloads(SCRIPT, args.dir, args.workload)
+    reference_file = require_file(SCRIPT, args.dir / "reference.json", "upstream's figures")
+    reference = json.loads(reference_file.read_text())["workloads"]
     header = (
         f"{'workload':<28}{'pods':>7}{'placed':>8}{'pods/s':>10}{'reference':>11}{'ratio':>8}"
         f"{'CPU s':>8}{'Allocate calls':>16}{'peak RSS MiB':>14}  placements"

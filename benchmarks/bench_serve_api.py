@@ -16,7 +16,7 @@ import json
 import time
 
 from kubedra.apiserver import ApiServer
-from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 
 NODE = {
     "apiVersion": "v1",
@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=100)
     parser.add_argument("--nodes", type=int, default=1)
     args = parser.parse_args()
-    simulation = Simulation()
+    simulation = new_simulation()
     others = [
         {**NODE, "metadata": {"name": f"node-{i}"}, "status": {"allocatable": {"pods": "0"}}}
         for i in range(2, args.nodes + 1)

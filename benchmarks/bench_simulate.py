@@ -30,8 +30,11 @@ sys.path.insert(0, str(REPO / "src"))
 
 from kubedra.allocator.features import Features  # noqa: E402
 from kubedra.cluster.simulation import Simulation  # noqa: E402
+from kubedra.scheduler import new_simulation  # noqa: E402
+from shared_corpus import BENCHMARKS as DEFAULT_DIR  # noqa: E402
+from shared_corpus import require_workloads  # noqa: E402
 
-DEFAULT_DIR = REPO.parent / "shared" / "benchmarks"
+SCRIPT = "bench_simulate.py"
 ALLOCATABLE = {"cpu": "64", "memory": "256Gi", "pods": "110"}
 
 
@@ -62,7 +65,7 @@ def simulate(
     every = workload["pods"]
     warm, every = every[:warmup], every[warmup:]
     pods = every[:pods_limit] if pods_limit else every
-    sim = Simulation(policy=policy, features=Features.from_gates(workload["features"]))
+    sim = new_simulation(policy=policy, features=Features.from_gates(workload["features"]))
     setup = time.perf_counter()
     cluster = [
         *(_node(n) for n in workload["nodes"]),
@@ -193,7 +196,7 @@ def _child(args: argparse.Namespace, extra: list[str]) -> dict[str, Any]:
     return dict(json.loads(proc.stdout))
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR)
     parser.add_argument("--workload", action="append")
@@ -216,7 +219,7 @@ def main() -> None:
             workload = json.loads((args.dir / "workloads" / f"{args.workload[0]}.json").read_text())
             result = simulate(workload, args.pods, args.scheduler)
         print(json.dumps(result))
-        return
+        return 0
 
     if args.curve:
         print(
@@ -244,9 +247,15 @@ def main() -> None:
                 f"{row['podsPerCpuSecond']:>10} {ms:>7.2f} "
                 f"{row['setupSeconds']:>8} {row['peakRssMiB']:>8}"
             )
-        return
+        return 0
 
-    names = args.workload or sorted(p.stem for p in (args.dir / "workloads").glob("*.json"))
+    names = require_workloads(
+        SCRIPT,
+        args.dir,
+        args.workload,
+        instead="Without it: --curve 500,2000 measures synthetic clusters (8 GPUs per node).",
+    )
+    failed = False
     print(
         f"{'workload':<28} {'pods':>6} {'placed':>6} {'pods/s':>8} {'pods/cpu-s':>10} "
         f"{'setup s':>8} {'RSS MiB':>8}"
@@ -258,13 +267,15 @@ def main() -> None:
         row = _child(args, extra)
         if "error" in row:
             print(f"{name:<28} error: {row['error']}")
+            failed = True
             continue
         print(
             f"{name:<28} {row['pods']:>6} {row['placed']:>6} {row['podsPerSecond']:>8} "
             f"{row['podsPerCpuSecond']:>10} "
             f"{row['setupSeconds']:>8} {row['peakRssMiB']:>8}"
         )
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,4 +1,5 @@
-"""The GPU cluster the scheduler benchmarks start from (bench_gang, bench_preemption).
+"""The GPU cluster the scheduler benchmarks start from (bench_gang, bench_preemption,
+bench_replay).
 
 One DeviceClass ``gpu`` selecting the driver's devices, and per node a Node and one
 ResourceSlice publishing the same devices; the benchmarks add their own claims and pods.
@@ -21,22 +22,22 @@ DRIVER = "gpu.example.com"
 ALLOCATABLE = {"cpu": "64", "memory": "256Gi", "pods": "110"}
 
 
-def gpu_cluster(nodes: int, devices: list[dict[str, Any]], digits: int) -> tuple[SimClock, Store]:
-    """A store with ``nodes`` nodes named ``node-`` and ``digits`` zero-padded digits, each
-    publishing its own copy of ``devices``."""
-    clock = SimClock()
-    store = Store(clock)
-    store.create(
+def gpu_cluster_objects(
+    nodes: int, devices: list[dict[str, Any]], digits: int
+) -> list[dict[str, Any]]:
+    """The DeviceClass, and ``nodes`` nodes named ``node-`` and ``digits`` zero-padded digits,
+    each with a ResourceSlice publishing its own copy of ``devices``."""
+    objects: list[dict[str, Any]] = [
         {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "DeviceClass",
             "metadata": {"name": "gpu"},
             "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
         }
-    )
+    ]
     for i in range(nodes):
         name = f"node-{i:0{digits}d}"
-        store.create(
+        objects.append(
             {
                 "apiVersion": "v1",
                 "kind": "Node",
@@ -44,7 +45,7 @@ def gpu_cluster(nodes: int, devices: list[dict[str, Any]], digits: int) -> tuple
                 "status": {"capacity": ALLOCATABLE, "allocatable": ALLOCATABLE},
             }
         )
-        store.create(
+        objects.append(
             {
                 "apiVersion": "resource.k8s.io/v1",
                 "kind": "ResourceSlice",
@@ -57,4 +58,13 @@ def gpu_cluster(nodes: int, devices: list[dict[str, Any]], digits: int) -> tuple
                 },
             }
         )
+    return objects
+
+
+def gpu_cluster(nodes: int, devices: list[dict[str, Any]], digits: int) -> tuple[SimClock, Store]:
+    """A store holding :func:`gpu_cluster_objects`."""
+    clock = SimClock()
+    store = Store(clock)
+    for obj in gpu_cluster_objects(nodes, devices, digits):
+        store.create(obj)
     return clock, store

@@ -749,3 +749,17 @@ def test_compatibility_groups_hold_at_most_two_unique_names() -> None:
     assert rendered_errors(with_value(partitionable_slice(), path, ["a", "a"])) == [
         f'{field}[1]: Duplicate value: "a"'
     ]
+
+
+def test_each_compatibility_group_is_a_dns_label() -> None:
+    """k8s.io/api resource/v1 types.go (kubernetes/kubernetes 0226316d6a24, the 1.37 API):
+    ``compatibilityGroups`` carries ``+k8s:eachVal=+k8s:format=k8s-short-name``. kubedra
+    checked only the count and uniqueness before."""
+    path = ("spec", "devices", 0, "consumesCounters", 0, "compatibilityGroups")
+    field = "spec.devices[0].consumesCounters[0].compatibilityGroups"
+    assert rendered_errors(with_value(partitionable_slice(), path, ["Mig_Group", "mps"])) == [
+        f'{field}[0]: Invalid value: "Mig_Group": a lowercase RFC 1123 label must consist of '
+        "lower case alphanumeric characters or '-', and must start and end with an "
+        "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+    ]

@@ -110,7 +110,8 @@ def test_unknown_kind_is_reported() -> None:
         '"DeviceClass", '
         '"DeviceTaintRule", '
         '"Namespace", "Node", "Pod", "PodDisruptionBudget", "PodGroup", "PriorityClass", '
-        '"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "Workload"'
+        '"ResourceClaim", "ResourceClaimTemplate", "ResourcePoolStatusRequest", '
+        '"ResourceSlice", "Workload"'
     ]
 
 

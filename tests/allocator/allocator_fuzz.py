@@ -229,6 +229,13 @@ def main() -> int:
         default=Path(__file__).resolve().parents[2].parent / "shared" / "conformance",
     )
     args = parser.parse_args()
+    if not (args.dir / "allocate").is_dir():
+        # Say so rather than fuzz the built-in cases alone as if nothing were missing.
+        print(
+            f"allocator_fuzz.py: no shared conformance cases at {args.dir} (../shared beside "
+            "the checkout, or --dir DIR): fuzzing only the built-in search-heavy cases",
+            file=sys.stderr,
+        )
     report = run(load_cases(args.dir), args.cases, args.seed)
     print(
         f"{report.cases} cases: {report.results} results, {report.clean_errors} clean errors, "

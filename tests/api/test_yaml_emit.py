@@ -67,3 +67,24 @@ def test_each_word_reads_back_as_a_string_in_both_yaml_readers(word: str) -> Non
     [document] = list(parse_yaml(text, "test"))
     assert isinstance(document, RawDocument)
     assert document.content == obj
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(values)
+def test_flow_round_trip(value):
+    """One flow line reads back as the value it was written from."""
+    text = yaml_emit.flow(value)
+    assert "\n" not in text
+    assert yaml.safe_load(text) == value
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.dictionaries(WORDS, st.lists(WORDS, max_size=3) | WORDS, max_size=4)))
+def test_flow_lines_read_back_as_strings_in_both_yaml_readers(records):
+    """A list written one flow mapping per line (as traces are) means the same to both readers."""
+    text = yaml_emit.flow_list(records)
+    assert text.count("\n") == max(len(records), 1)
+    assert yaml.safe_load(text) == records
+    [document] = list(parse_yaml(text, "test"))
+    assert isinstance(document, RawDocument)
+    assert document.content == records

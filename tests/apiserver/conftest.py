@@ -23,6 +23,7 @@ from cli_subprocess import kubedra_env, stop_process
 from kubedra.api.io import load_paths
 from kubedra.apiserver import ApiServer, write_kubeconfig
 from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 
 DATA = Path(__file__).parent / "data"
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -76,7 +77,7 @@ class Served:
 
 
 def simulation_from(*paths: Path) -> Simulation:
-    simulation = Simulation()
+    simulation = new_simulation()
     result = load_paths(paths)
     assert not result.errors, result.errors
     assert not simulation.load([o.wire for o in result.objects])

@@ -392,3 +392,54 @@ def test_delete_collection_by_label(served: Served) -> None:
         )
         core.delete_collection_namespaced_pod("default", label_selector="app=web")
         assert [pod.metadata.name for pod in core.list_namespaced_pod("default").items] == ["db"]
+
+
+TEMPLATES = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaimtemplates"
+DONE_TEMPLATE = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "one-gpu"},
+    "spec": {
+        "spec": {
+            "devices": {
+                "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+            }
+        }
+    },
+}
+
+
+@pytest.mark.parametrize("phase", ["Succeeded", "Failed"])
+def test_a_pod_done_with_a_template_returns_and_frees_the_server(
+    served: Served, phase: str
+) -> None:
+    """Issue 23 item 1: a finished pod whose claim comes from a template made the control loop
+    spin while holding the cluster lock, so its request never returned. Through the API a pod
+    is done only once its status says so: a POST starts every pod Pending whatever status it
+    carries (upstream's PrepareForCreate), so it gets its claim; the status update that ends it
+    returns, and the claim generated for it goes (it will not run again)."""
+    assert served.request("POST", TEMPLATES, DONE_TEMPLATE)[0] == 201
+    done = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "done"},
+        "spec": {
+            "containers": [{"name": "c", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}],
+            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}],
+        },
+        "status": {"phase": phase},
+    }
+    pod_path = "/api/v1/namespaces/default/pods"
+    claims_path = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
+    code, body = served.request("POST", pod_path, done)
+    assert (code, body["status"]["phase"]) == (201, "Pending"), body
+    code, claims = served.request("GET", claims_path)
+    assert code == 200
+    assert [c["metadata"]["name"].startswith("done-gpu-") for c in claims["items"]] == [True]
+    _, current = served.request("GET", f"{pod_path}/done")
+    ended = {**current, "status": {**current["status"], "phase": phase}}  # as its kubelet says
+    code, body = served.request("PUT", f"{pod_path}/done/status", ended)
+    assert (code, body["status"]["phase"]) == (200, phase), body
+    code, claims = served.request("GET", claims_path)
+    assert (code, claims["items"]) == (200, [])
+    assert served.request("GET", "/version")[0] == 200

@@ -206,3 +206,38 @@ def test_version_follows_the_chosen_release() -> None:
         "37",
         "v1.37.0+kubedra",
     )
+
+
+def test_failed_claim_creation_is_an_event_as_upstream_records_it() -> None:
+    """A pod whose claim template is missing gets the ResourceClaim controller's
+    FailedResourceClaimCreation warning; a pod naming a missing claim gets none (upstream's
+    controller leaves that claim to the user, and PreEnqueue records no event)."""
+    from kubedra.apiserver.backend import LiveCluster
+    from kubedra.apiserver.discovery import EVENT
+    from kubedra.scheduler import new_simulation
+
+    def pod(name: str, entry: dict[str, str]) -> dict[str, Any]:
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {
+                "resourceClaims": [{"name": "gpu", **entry}],
+                "containers": [{"name": "main", "image": "busybox"}],
+            },
+        }
+
+    simulation = new_simulation()
+    assert not simulation.load(
+        [
+            pod("from-template", {"resourceClaimTemplateName": "nope"}),
+            pod("named", {"resourceClaimName": "missing"}),
+        ]
+    )
+    events, _ = LiveCluster(simulation).list(EVENT, "default")
+    assert [(e["involvedObject"]["name"], e["type"], e["reason"]) for e in events] == [
+        ("from-template", "Warning", "FailedResourceClaimCreation")
+    ]
+    (event,) = events
+    assert event["message"].startswith('PodResourceClaim gpu: resource claim template "nope"')
+    assert event["source"] == {"component": "resource_claim"}

@@ -13,6 +13,7 @@ from cluster_builders import node
 from kubedra.cluster.admission import AdmissionConfig
 from kubedra.cluster.simulation import Simulation
 from kubedra.cluster.store import StoreError
+from kubedra.scheduler import new_simulation
 
 
 def priority_class(
@@ -43,7 +44,7 @@ def pod(name: str, cpu: str = "1", **spec: Any) -> dict[str, Any]:
 
 def created(*objects: dict[str, Any], sim: Simulation | None = None) -> dict[str, Any]:
     """Load ``objects`` and return the stored last one (a pod)."""
-    sim = sim or Simulation()
+    sim = sim or new_simulation()
     assert sim.load(list(objects)) == []
     last = objects[-1]
     got = sim.store.get(last["kind"], last["metadata"]["name"], "default")
@@ -52,7 +53,7 @@ def created(*objects: dict[str, Any], sim: Simulation | None = None) -> dict[str
 
 
 def refused(*objects: dict[str, Any]) -> str:
-    problems = Simulation().load(list(objects))
+    problems = new_simulation().load(list(objects))
     assert len(problems) == 1, problems
     return problems[0].message
 
@@ -65,7 +66,7 @@ def test_class_value_and_preemption_policy_are_copied_into_the_pod() -> None:
 def test_a_never_preempting_class_keeps_its_pod_from_preempting() -> None:
     """The issue's case: the class says ``preemptionPolicy: Never``; upstream copies it into the
     pod, so DefaultPreemption finds the pod not eligible and evicts nobody."""
-    sim = Simulation()
+    sim = new_simulation()
     objects = [
         node("n1"),
         priority_class("low", 1),
@@ -143,13 +144,13 @@ def test_pod_group_priority_is_resolved_from_1_37(release: str, resolved: int | 
         "metadata": {"name": "g", "namespace": "default"},
         "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}, "priorityClassName": "mid"},
     }
-    sim = Simulation(admission=AdmissionConfig(release=release))
+    sim = new_simulation(admission=AdmissionConfig(release=release))
     got = created(priority_class("mid", 50), group, sim=sim)
     assert got["spec"].get("priority") == resolved
 
 
 def test_timeline_steps_are_admitted_too() -> None:
-    sim = Simulation()
+    sim = new_simulation()
     with pytest.raises(StoreError) as caught:
         sim.apply(lambda s: s.store.create(pod("late", priorityClassName="nope")), "late pod")
     assert (caught.value.code, caught.value.reason) == (403, "Forbidden")

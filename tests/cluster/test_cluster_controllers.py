@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -11,6 +14,7 @@ from standin_scheduler import StandInScheduler
 from kubedra.cluster import DELETE_PROTECTION_FINALIZER
 from kubedra.cluster.claimcontroller import generate_name
 from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import scheduler_factory
 
 
 @pytest.fixture(params=["stand-in", "kube-scheduler"], autouse=True)
@@ -24,7 +28,7 @@ SCHEDULER = ["stand-in"]
 
 
 def simulate(*objects: dict[str, Any], seed: int | None = None) -> Simulation:
-    factory = StandInScheduler if SCHEDULER[0] == "stand-in" else None
+    factory = StandInScheduler if SCHEDULER[0] == "stand-in" else scheduler_factory()
     sim = Simulation(scheduler_factory=factory, seed=seed)
     assert sim.load(objects) == []
     sim.run()
@@ -217,3 +221,62 @@ def test_no_schedule_taint_rule_steers_allocation_to_the_untainted_device() -> N
     sim.apply(lambda s: s.store.create(pod("p", claim="c")), "pod")
     result = get(sim, "ResourceClaim", "c")["status"]["allocation"]["devices"]["results"][0]
     assert result["device"] == "g1"
+
+
+@contextmanager
+def within_seconds(seconds: float) -> Iterator[None]:
+    """Fail (instead of hanging the suite) when the block runs longer than ``seconds``."""
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError(f"did not reach a fixed point within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("phase", ["Succeeded", "Failed"])
+def test_done_pod_with_a_template_gets_no_claim_and_the_loop_stops(phase: str) -> None:
+    """Issue 23 item 1: a pod that is done needs no claim (upstream's podNeedsClaims says
+    "pod has terminated"), so the controller creates none from its template. Before the fix
+    it created one, its claim sync deleted it (the owning pod is done), the deletion queued
+    the pod again and a new claim was created: the loop never reached its fixed point."""
+    done = pod("done", template="t")
+    done["status"] = {"phase": phase}
+    sim = Simulation(scheduler_factory=StandInScheduler if SCHEDULER[0] == "stand-in" else None)
+    created: list[str] = []
+    sim.store.subscribe(
+        lambda e: created.append(e.key) if e.kind == "ResourceClaim" and e.type == "ADDED" else None
+    )
+    assert sim.load([*cluster("g0"), template("t"), done]) == []
+    with within_seconds(10):
+        sim.run()
+    assert created == []
+    assert sim.store.list("ResourceClaim") == []
+    stored = get(sim, "Pod", "done")
+    assert stored["status"]["phase"] == phase
+    assert "resourceClaimStatuses" not in stored["status"]
+    assert not sim.claim_controller.queue
+    # A later pod with the same template still gets its claim and the device.
+    with within_seconds(10):
+        sim.apply(lambda s: s.store.create(pod("next", template="t")), "create next")
+    assert get(sim, "Pod", "next")["spec"]["nodeName"] == "n1"
+    assert len(sim.store.list("ResourceClaim")) == 1
+
+
+def test_pod_that_finishes_after_its_claim_was_generated_loses_the_claim_for_good() -> None:
+    """The running pod's generated claim is deleted when the pod is done (upstream deletes
+    claims generated for a pod that will not run again) and no new one is made for it."""
+    sim = simulate(*cluster("g0"), template("t"), pod("p", template="t"))
+    p = get(sim, "Pod", "p")
+    with within_seconds(10):
+        sim.apply(
+            lambda s: s.store.update(p | {"status": p["status"] | {"phase": "Succeeded"}}),
+            "finish",
+        )
+    assert sim.store.list("ResourceClaim") == []
+    assert not sim.claim_controller.queue

@@ -15,6 +15,7 @@ from cluster_builders import claim, device_class, gpu_slice, node, pod
 from kubedra.api.validation import validate_object
 from kubedra.cluster.admission import AdmissionConfig
 from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 
 WITH_GROUP_CLAIMS = AdmissionConfig(gates={"DRAWorkloadResourceClaims": True})
 
@@ -39,7 +40,7 @@ def member(name: str) -> dict[str, Any]:
 def cluster(
     group_claims: list[dict[str, Any]], admission: AdmissionConfig = WITH_GROUP_CLAIMS
 ) -> Simulation:
-    sim = Simulation(admission=admission)
+    sim = new_simulation(admission=admission)
     objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), claim("fabric")]
     group = pod_group(group_claims)
     assert sim.load([*objects, group, member("t0"), member("t1")]) == []
@@ -99,7 +100,7 @@ def test_pod_group_claims_are_validated() -> None:
 
 
 def test_group_template_makes_one_claim_for_the_pod_group() -> None:
-    sim = Simulation(admission=WITH_GROUP_CLAIMS)
+    sim = new_simulation(admission=WITH_GROUP_CLAIMS)
     template = {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaimTemplate",

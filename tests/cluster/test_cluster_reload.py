@@ -6,6 +6,7 @@ from pathlib import Path
 
 from kubedra.api.io import dump_yaml, load_paths, load_text
 from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 
@@ -23,14 +24,14 @@ def placements(sim: Simulation) -> dict[str, object]:
 
 
 def test_exported_state_reloads_with_owners_and_reservations_remapped() -> None:
-    first = Simulation()
+    first = new_simulation()
     loaded = load_paths([EXAMPLES / "claim-templates"])
     assert first.load([o.wire for o in loaded.objects]) == []
     first.run()
     exported = load_text(dump_yaml(first.objects()))
     assert exported.errors == []
 
-    again = Simulation(seed=99)
+    again = new_simulation(seed=99)
     assert again.load([o.wire for o in exported.objects]) == []
     again.run()
     assert placements(again) == placements(first)

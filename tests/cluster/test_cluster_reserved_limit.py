@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from cluster_builders import claim, device_class, gpu_slice, node, pod
 
-from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 
 
 def test_reserved_for_limit_of_256_end_to_end() -> None:
-    sim = Simulation()
+    sim = new_simulation()
     pods = [pod(f"p{i:03d}", claim="shared") for i in range(257)]
     objects = [node("n1", pods=500), device_class(), gpu_slice("n1", "g0"), claim("shared")]
     assert sim.load([*objects, *pods]) == []

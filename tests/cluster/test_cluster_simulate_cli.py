@@ -141,3 +141,40 @@ def test_seed_changes_generated_names_reproducibly() -> None:
 
     assert names("3") == names("3")
     assert names("3") != names("4")
+
+
+DONE_POD = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpu, exactly: {deviceClassName: gpu}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: done}
+spec:
+  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+status:
+  phase: Failed
+"""
+
+
+def test_simulate_and_explain_end_for_a_done_pod_with_a_template(tmp_path: Path) -> None:
+    """Issue 23 item 1: both commands spun forever on a finished pod whose claim comes from
+    a template (the subprocess timeout turns that hang into a failure)."""
+    manifest = write(tmp_path / "done.yaml", DONE_POD)
+    out = kubedra("simulate", str(manifest), timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[2].split() == ["default/done", "-", "Failed", "-"]
+    out = kubedra("explain", "pod", "done", str(manifest), timeout=60)
+    assert (out.returncode, out.stdout.strip()) == (0, "pod default/done is Failed."), out.stderr

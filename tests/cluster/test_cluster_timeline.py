@@ -10,6 +10,7 @@ from cluster_builders import claim, device_class, gpu_slice, node, pod
 
 from kubedra.cluster.simulation import Simulation
 from kubedra.cluster.timeline import TimelineError, parse_duration, parse_timeline
+from kubedra.scheduler import new_simulation
 
 
 def test_durations() -> None:
@@ -19,6 +20,24 @@ def test_durations() -> None:
     assert parse_duration("1.5h", "x") == 5400
     with pytest.raises(TimelineError, match="x: not a duration"):
         parse_duration("soon", "x")
+    assert parse_duration("1d", "x") == 86400
+    assert parse_duration("250ms", "x") == 0.25
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (float("inf"), "x: longer than the longest duration"),
+        ("99999999999999999999h", "x: longer than the longest duration"),
+        (10**400, "x: longer than the longest duration"),
+        (float("nan"), "x: not a duration: nan"),
+        (-1, "x: must not be negative"),
+    ],
+)
+def test_durations_are_bounded_as_go_time_duration(value: Any, message: str) -> None:
+    """Infinite, NaN and overlong durations are errors naming the field, not clock overflows."""
+    with pytest.raises(TimelineError, match=re.escape(message)):
+        parse_duration(value, "x")
 
 
 @pytest.mark.parametrize(
@@ -57,7 +76,7 @@ def run(sim: Simulation, steps: list[dict[str, Any]]) -> None:
 
 def test_untaint_before_the_toleration_ends_cancels_the_eviction() -> None:
     toleration = {"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
-    sim = Simulation()
+    sim = new_simulation()
     objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), claim("c", [toleration])]
     assert sim.load([*objects, pod("p", claim="c")]) == []
     sim.run()
@@ -73,7 +92,7 @@ def test_untaint_before_the_toleration_ends_cancels_the_eviction() -> None:
 
 def test_taint_without_untaint_evicts_at_the_toleration_end() -> None:
     toleration = {"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
-    sim = Simulation()
+    sim = new_simulation()
     objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), claim("c", [toleration])]
     assert sim.load([*objects, pod("p", claim="c")]) == []
     sim.run()

@@ -211,3 +211,89 @@ def test_an_unusable_state_file_is_named_not_a_traceback(driver_dirs):
     )
     assert hostile.returncode == 2
     assert "invalid node name '../../etc'" in hostile.stderr
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_skip_node_operations_skip_the_grpc_calls_with_the_gate(drivers, driver_dirs, gate):
+    """KEP-5945 (k8s.io/api resource/v1 ``SkipNodeOperations``, kubernetes/kubernetes#139933):
+    with the kubelet's DRAOptionalNodeOperations gate, a claim whose allocated devices of a
+    driver all skip NodePrepareResources is not prepared by that driver (no CDI spec is
+    written), and not unprepared either; without the gate both calls are made."""
+    cluster = ClusterDirectory(driver_dirs.cluster)
+    cluster.register_node("node-1")
+    drivers.start()
+    pod = build_pod("p", "pod-uid", ["c1"])
+    cluster.put(pod)
+    claim = reserved(build_claim("c1", "uid-1", [("gpu", "gpu-0")]), pod)
+    claim["status"]["allocation"]["devices"]["results"][0]["skipNodeOperations"] = ["*"]
+    cluster.put(claim)
+    sim = KubeletSim(
+        "node-1", driver_dirs.registry, cluster, driver_dirs.cdi, optional_node_operations=gate
+    )
+    try:
+        sim.step()
+        report = sim.report()
+        specs = sorted(p.name for p in driver_dirs.cdi.iterdir())
+        if gate:
+            assert specs == []
+            assert report["prepared"]["uid-1"]["skippedNodeOperations"] == {
+                "gpu.example.com": ["NodePrepareResources", "NodeUnprepareResources"]
+            }
+        else:
+            assert specs == ["k8s.gpu.example.com-gpu_uid-1.json"]
+            assert "skippedNodeOperations" not in report["prepared"]["uid-1"]
+        pod["status"]["phase"] = "Succeeded"
+        cluster.put(pod)
+        sim.step()
+        assert sim.prepared == {}
+        calls = sim.report()["latencyMs"]
+        assert calls["prepare"]["count"] == calls["unprepare"]["count"] == (0 if gate else 1)
+    finally:
+        sim.close()
+
+
+def test_a_skipped_unprepare_is_remembered_across_a_restart(drivers, driver_dirs):
+    """The state file keeps which drivers skip NodeUnprepareResources (KEP-5945), as the
+    kubelet's claim cache does: a kubelet-sim started afresh after the pod ended skips the
+    call the first one would have skipped, and the driver's CDI spec stays (it is never told)."""
+    cluster = ClusterDirectory(driver_dirs.cluster)
+    cluster.register_node("node-1")
+    drivers.start()
+    pod = build_pod("p", "pod-uid", ["c1"])
+    cluster.put(pod)
+    claim = reserved(build_claim("c1", "uid-1", [("gpu", "gpu-0")]), pod)
+    claim["status"]["allocation"]["devices"]["results"][0]["skipNodeOperations"] = [
+        "NodeUnprepareResources"
+    ]
+    cluster.put(claim)
+    state = driver_dirs.root / "state.json"
+
+    def kubelet() -> KubeletSim:
+        return KubeletSim(
+            "node-1",
+            driver_dirs.registry,
+            cluster,
+            driver_dirs.cdi,
+            state_file=state,
+            optional_node_operations=True,
+        )
+
+    first = kubelet()
+    try:
+        first.step()
+        assert first.report()["latencyMs"]["prepare"]["count"] == 1
+    finally:
+        first.close()
+    recorded = json.loads(state.read_text())["claims"]["uid-1"]
+    assert recorded["skipUnprepare"] == ["gpu.example.com"]
+    pod["status"]["phase"] = "Succeeded"  # the pod ends while no kubelet-sim runs
+    cluster.put(pod)
+    second = kubelet()
+    try:
+        second.step()
+        assert second.prepared == {}
+        assert second.report()["latencyMs"]["unprepare"]["count"] == 0
+    finally:
+        second.close()
+    assert [p.name for p in driver_dirs.cdi.iterdir()] == ["k8s.gpu.example.com-gpu_uid-1.json"]
+    assert json.loads(state.read_text())["claims"] == {}

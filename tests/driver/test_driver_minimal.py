@@ -1,4 +1,5 @@
-"""The README's minimal driver, run as written: publish, allocate, prepare, CDI spec, unprepare."""
+"""The minimal driver of docs/guides/driver-kit.md, run as written: publish, allocate,
+prepare, CDI spec, unprepare."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ DRIVER = "counter.example.com"
 
 
 def minimal_driver() -> str:
-    """The first Python block of the README's "A minimal driver" section."""
+    """The first Python block of the guide's "A minimal driver" section."""
     text = (REPO / "docs" / "guides" / "driver-kit.md").read_text()
     section = text.split("## A minimal driver", 1)[1]
     match = re.search(r"```python\n(.*?)```", section, re.S)
@@ -34,7 +35,7 @@ def test_the_minimal_driver_is_short_with_one_import():
 
 
 def test_the_minimal_driver_ships_as_examples_counter_py():
-    """The README's shell block runs ``python examples/counter.py``: it must be that very code."""
+    """The guide's shell block runs ``python examples/counter.py``: it must be that very code."""
     assert (REPO / "examples" / "counter.py").read_text() == minimal_driver()
 
 

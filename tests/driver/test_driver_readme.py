@@ -1,6 +1,6 @@
-"""The README's "try it locally" block, run exactly as written (only its /tmp/dra moves to a
-fresh directory, and ``kubedra`` is this checkout's), and what it relies on: ``--once`` waits
-for registrations, the publisher publishes the moment the Node exists."""
+"""The "try it locally" block of docs/guides/driver-kit.md, run exactly as written (only its
+/tmp/dra moves to a fresh directory, and ``kubedra`` is this checkout's), and what it relies
+on: ``--once`` waits for registrations, the publisher publishes the moment the Node exists."""
 
 from __future__ import annotations
 

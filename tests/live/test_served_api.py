@@ -17,8 +17,8 @@ import yaml
 from cli_subprocess import kubedra_env, run_kubedra, stop_process
 from kubedra.api.io import load_paths
 from kubedra.apiserver import ApiServer, write_kubeconfig
-from kubedra.cluster.simulation import Simulation
 from kubedra.live import read_cluster
+from kubedra.scheduler import new_simulation
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -34,7 +34,7 @@ def _served(tmp_path: Path, *paths: Path) -> Iterator[Path]:
     """``paths`` simulated and served in this process; yields the kubeconfig for it."""
     loaded = load_paths(list(paths))
     assert not loaded.errors, loaded.errors
-    simulation = Simulation()
+    simulation = new_simulation()
     assert simulation.load([o.wire for o in loaded.objects]) == []
     server = ApiServer(simulation).start()
     try:

@@ -135,3 +135,68 @@ def test_plot_png_from_the_cli(tmp_path: Path) -> None:
     bad = invoke("plan", "utilization", str(cluster), "--plot", str(tmp_path / "u.jpg"))
     assert bad.exit_code == 1
     assert "must end in .png or .svg" in bad.output
+
+
+def _profiled_pool() -> list[dict[str, Any]]:
+    """``_partitionable`` with a profile attribute on each part and a whole-GPU device last."""
+    counters, devices = _partitionable()
+    for part in devices["spec"]["devices"]:
+        part["attributes"] = {"profile": {"string": "10g"}}
+    devices["spec"]["devices"].append(
+        {
+            "name": "whole",
+            "attributes": {"profile": {"string": "40g"}},
+            "capacity": {"memory": {"value": "40Gi"}},
+            "consumesCounters": [{"counterSet": "gpu", "counters": {"memory": {"value": "40Gi"}}}],
+        }
+    )
+    return [counters, devices]
+
+
+def _node(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name},
+        "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "10"}},
+    }
+
+
+def test_pool_status_summaries_in_yaml_and_the_table(tmp_path: Path) -> None:
+    """Each pool carries what a ResourcePoolStatusRequest reports for it (KEP-5677,
+    k8s.io/api resource/v1alpha3 PoolStatus; kubernetes/kubernetes
+    pkg/controller/resourcepoolstatusrequest/views.go): with the partition type attribute
+    given, two 10g parts allocated leave 2 of 4 allocatable and the whole GPU, whose counters
+    they use, none; an unqualified attribute name counts as the driver's own."""
+    objects = mixed_sizes(0, queue=(8,))[:1]
+    objects += [_node("n"), *_profiled_pool(), template("t1", 1), pod("a", "t1"), pod("b", "t1")]
+    cluster = str(_write(tmp_path, "c.yaml", objects))
+    result = invoke(
+        "plan", "utilization", cluster, "-o", "yaml",
+        "--partition-type-attribute", "gpu.example.com/profile",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    pool = next(r for r in yaml.safe_load(result.output) if r["name"] == "gpu.example.com/n")
+    status = pool["poolStatus"]
+    assert (status["totalDevices"], status["allocatedDevices"]) == (5, 2)
+    assert (status["availableDevices"], status["nodeName"]) == (3, "n")
+    assert status["partitionSummary"] == [
+        {"attribute": "gpu.example.com/profile", "type": "10g", "total": 4, "allocatable": 2},
+        {"attribute": "gpu.example.com/profile", "type": "40g", "total": 1, "allocatable": 0},
+    ]
+    table = invoke(
+        "plan", "utilization", cluster, "--partition-type-attribute", "gpu.example.com/profile"
+    )
+    line = next(x for x in table.output.splitlines() if x.startswith("pool "))
+    assert "10g 2/4, 40g 0/1" in line
+    # Without the attribute there is no partition summary (no slice names one).
+    plain = json.loads(invoke("plan", "utilization", cluster, "-o", "json").output)
+    assert "partitionSummary" not in next(r for r in plain if r["scope"] == "pool")["poolStatus"]
+
+
+def test_partition_type_attribute_must_be_fully_qualified(tmp_path: Path) -> None:
+    cluster = str(_write(tmp_path, "c.yaml", [_node("n"), *_profiled_pool()]))
+    result = invoke("plan", "utilization", cluster, "--partition-type-attribute", "profile")
+    assert result.exit_code == 1
+    assert "--partition-type-attribute" in result.output
+    assert "fully qualified name" in result.output

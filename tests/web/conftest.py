@@ -18,13 +18,14 @@ import pytest
 
 from kubedra.api.io import load_text
 from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 from kubedra.web import WebServer
 
 
 def demo_simulation() -> Simulation:
     text = (resources.files("kubedra.cluster") / "examples" / "gpu-demo.yaml").read_text()
     loaded = load_text(text, "gpu-demo")
-    simulation = Simulation()
+    simulation = new_simulation()
     assert not simulation.load([o.wire for o in loaded.objects])
     return simulation
 

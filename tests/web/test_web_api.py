@@ -167,6 +167,68 @@ def test_apply_creates_what_it_can_and_names_what_it_cannot(client: Any) -> None
     ]
 
 
+def test_state_has_each_pools_status_at_the_live_state(client: Any) -> None:
+    """The utilisation panel's pool status is what a ResourcePoolStatusRequest for the pool
+    reports (KEP-5677; kubernetes/kubernetes pkg/controller/resourcepoolstatusrequest)."""
+    _, state = client.get("/api/state")
+    pools = {s["poolName"]: s for s in state["poolStatus"]}
+    assert sorted(pools) == ["worker-1", "worker-2", "worker-3"]
+    assert (pools["worker-2"]["allocatedDevices"], pools["worker-2"]["availableDevices"]) == (1, 0)
+    assert pools["worker-3"]["allocatedDevices"] == 0
+    client.post("/api/apply", {"manifest": CLAIM})
+    _, state = client.get("/api/state")
+    pools = {s["poolName"]: s for s in state["poolStatus"]}
+    assert (pools["worker-3"]["allocatedDevices"], pools["worker-3"]["nodeName"]) == (1, "worker-3")
+
+
+DONE_POD = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: done
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: one-gpu
+  containers:
+  - name: c
+    image: x
+    resources:
+      claims:
+      - name: gpu
+status:
+  phase: Succeeded
+"""
+
+
+def test_apply_of_a_done_pod_with_a_template_returns(client: Any) -> None:
+    """Issue 23 item 1: the page's apply of a finished pod whose claim comes from a template
+    never returned. Like ``kubectl create -f``, the apply starts the pod Pending whatever
+    status it carries (upstream's PrepareForCreate), so it gets a claim of its own and runs;
+    the page keeps answering."""
+    status, body = client.post("/api/apply", {"manifest": DONE_POD})
+    assert status == 200, body
+    assert body["created"] == ["ResourceClaimTemplate/one-gpu", "Pod/done"]
+    status, state = client.get("/api/state")
+    assert status == 200
+    names = [c["name"] for c in state["claims"]]
+    assert names[0] == "training-gpu" and len(names) == 2
+    assert names[1].startswith("done-gpu-")
+    [done] = [p for p in state["pods"] if p["name"] == "done"]
+    assert done["phase"] == "Running", done
+
+
 def test_apply_refuses_invalid_objects_without_creating(client: Any) -> None:
     status, body = client.post("/api/apply", {"manifest": BAD_CLAIM})
     assert status == 422 and not body["ok"]

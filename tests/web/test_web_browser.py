@@ -204,7 +204,7 @@ spec:
 def test_counters_shared_capacity_and_network_pools(browser: Any, artifacts: Path) -> None:
     repo_root = Path(__file__).resolve().parents[2]
     from kubedra.api.io import load_paths
-    from kubedra.cluster.simulation import Simulation
+    from kubedra.scheduler import new_simulation
 
     loaded = load_paths(
         [
@@ -212,8 +212,13 @@ def test_counters_shared_capacity_and_network_pools(browser: Any, artifacts: Pat
             repo_root / "examples" / "partitionable-device.yaml",
         ]
     )
-    simulation = Simulation()
-    assert not simulation.load([o.wire for o in loaded.objects])
+    wires = [o.wire for o in loaded.objects]
+    for wire in wires:  # partition types by profile (ResourceSliceSpec.partitionTypeAttribute)
+        spec = wire.get("spec") or {}
+        if spec.get("driver") == "mig.example.com" and spec.get("devices"):
+            spec["partitionTypeAttribute"] = "mig.example.com/profile"
+    simulation = new_simulation()
+    assert not simulation.load(wires)
     with WebServer(simulation) as server:
         context = browser.new_context(
             viewport={"width": 1360, "height": 900}, reduced_motion="reduce"
@@ -228,6 +233,10 @@ def test_counters_shared_capacity_and_network_pools(browser: Any, artifacts: Pat
         assert "bandwidth shared: 40 of 40 used" not in nic.inner_text()
         assert "bandwidth shared: 20 of 40 used" in nic.inner_text()
         assert "shared by 2" in nic.inner_text()
+        # The shareable NIC's summary as a ResourcePoolStatusRequest reports it (KEP-5677).
+        shareable = page.locator("#chart-pools svg[aria-label='Shareable capacity consumed']")
+        assert "fabric bandwidth" in shareable.inner_html()
+        assert "20 / 40" in shareable.inner_html()
         gauge = page.locator(".node[data-node='worker-4'] .gauge.counter").first
         assert "counter gpu-0-counters/memory: 0 of 40Gi used" in gauge.inner_text()
         page.fill("#manifest", PARTITION_POD)
@@ -237,6 +246,16 @@ def test_counters_shared_capacity_and_network_pools(browser: Any, artifacts: Pat
         assert page.evaluate("document.getAnimations().length") == 0  # reduced motion: instant
         gauge = page.locator(".node[data-node='worker-4'] .gauge.counter").first
         assert "counter gpu-0-counters/memory: 5Gi of 40Gi used" in gauge.inner_text()
+        # The 1g.5gb partition taken: the whole GPU (same counters) is no longer allocatable.
+        chart = page.locator("#chart-pools svg[aria-label='Partitions not allocatable per type']")
+        texts = "els => els.map((e) => e.textContent)"
+        labels = chart.locator(".chart-label title").evaluate_all(texts)  # uncut, in its tooltip
+        values = chart.locator(".chart-value").evaluate_all(texts)
+        assert dict(zip(labels, values, strict=True)) == {
+            "worker-4 1g.5gb": "0/1 left",
+            "worker-4 3g.20gb": "1/1 left",
+            "worker-4 full": "0/1 left",
+        }
         page.screenshot(path=str(artifacts / "partitions.png"), full_page=True)
         context.close()
         assert not errors, f"JavaScript errors on the page: {errors}"

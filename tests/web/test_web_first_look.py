@@ -15,7 +15,7 @@ import pytest
 from test_web_browser import PARTITION_POD
 
 from kubedra.api.io import load_paths
-from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 from kubedra.web import WebServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,7 +43,7 @@ def opened(browser: Any, url: str, width: int) -> Iterator[Any]:
 def served(*paths: Path) -> Iterator[WebServer]:
     loaded = load_paths(list(paths))
     assert not loaded.errors, loaded.errors
-    simulation = Simulation()
+    simulation = new_simulation()
     assert not simulation.load([o.wire for o in loaded.objects])
     with WebServer(simulation) as server:
         yield server

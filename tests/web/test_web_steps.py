@@ -6,12 +6,13 @@ from importlib import resources
 
 from kubedra.api.io import load_text
 from kubedra.cluster.simulation import Simulation
+from kubedra.scheduler import new_simulation
 from kubedra.web.steps import StepCache, decision_steps
 
 
 def demo_simulation() -> Simulation:
     text = (resources.files("kubedra.cluster") / "examples" / "gpu-demo.yaml").read_text()
-    simulation = Simulation()
+    simulation = new_simulation()
     assert not simulation.load([o.wire for o in load_text(text, "gpu-demo").objects])
     return simulation
 

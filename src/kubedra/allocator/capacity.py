@@ -3,6 +3,12 @@
 A request's capacity (or, when it asks for none, the policy default or the whole capacity) is
 rounded up to the device's request policy; a value the policy does not allow makes the device
 unusable for that request.
+
+A ``validRange`` with a step is evaluated in whole units (Go's ``Quantity.Value()``, which
+rounds up) unless DRAFractionalCapacityRange is on (beta in 1.37, off by default) and min,
+max and step are all exact in milli-units with a step of at least ``1m``: then the
+arithmetic runs in milli-units, so that ``step: 100m`` works (upstream's ``useMilli`` in
+``structured/internal/*/consumable_capacity.go``).
 """
 
 from __future__ import annotations
@@ -29,7 +35,26 @@ def _go_quotient(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
-def consumed_by(requested: Quantity | None, cap: CapacityInfo) -> Quantity:
+def _exact_milli(q: Quantity) -> int | None:
+    """The value in milli-units when that is exact (upstream's ``safeMilliValue``)."""
+    milli = q.milli_value()
+    return milli if milli * 1_000_000 == q.nanos else None
+
+
+def use_milli(cap: CapacityInfo, fractional: bool) -> bool:
+    """Whether the range of ``cap`` is evaluated in milli-units."""
+    if not fractional:
+        return False
+    for q in (cap.range_min, cap.range_max, cap.range_step):
+        if q is not None and _exact_milli(q) is None:
+            return False
+    step = cap.range_step
+    return step is None or step.milli_value() >= 1
+
+
+def consumed_by(
+    requested: Quantity | None, cap: CapacityInfo, fractional: bool = False
+) -> Quantity:
     """What a request consumes of one capacity, after the request policy's rounding."""
     if requested is None:
         return cap.default if cap.default is not None else cap.value
@@ -41,6 +66,8 @@ def consumed_by(requested: Quantity | None, cap: CapacityInfo) -> Quantity:
             return minimum
         if cap.range_step is None:
             return requested
+        if use_milli(cap, fractional):
+            return _round_up_milli(requested, minimum, cap.range_step)
         low = minimum.value()
         step = cap.range_step.value()
         added = requested.value() - low
@@ -58,7 +85,21 @@ def consumed_by(requested: Quantity | None, cap: CapacityInfo) -> Quantity:
     return requested
 
 
-def violates_policy(consumed: Quantity, cap: CapacityInfo) -> bool:
+def _round_up_milli(requested: Quantity, minimum: Quantity, step: Quantity) -> Quantity:
+    """The milli-unit rounding; the result takes the step's format, a whole number as such."""
+    low = minimum.milli_value()
+    size = step.milli_value()
+    added = requested.milli_value() - low
+    n = _go_quotient(added, size)
+    if _go_mod(added, size) != 0:
+        n += 1
+    value = low + size * n
+    if value % 1000 == 0:
+        return Quantity.from_int(value // 1000, step.format)
+    return Quantity.from_milli(value, step.format)
+
+
+def violates_policy(consumed: Quantity, cap: CapacityInfo, fractional: bool = False) -> bool:
     if not cap.policy:
         return False
     amount = exact(consumed)
@@ -68,9 +109,17 @@ def violates_policy(consumed: Quantity, cap: CapacityInfo) -> bool:
         if cap.range_max is not None and amount > exact(cap.range_max):
             return True
         if cap.range_step is not None:
-            step = cap.range_step.value()
-            low = cap.range_min.value() if cap.range_min is not None else 0
-            if step and _go_mod(consumed.value() - low, step) != 0:
+            if use_milli(cap, fractional):
+                step = cap.range_step.milli_value()
+                low = cap.range_min.milli_value() if cap.range_min is not None else 0
+                value = _exact_milli(consumed)
+                if value is None:
+                    return True
+            else:
+                step = cap.range_step.value()
+                low = cap.range_min.value() if cap.range_min is not None else 0
+                value = consumed.value()
+            if step and _go_mod(value - low, step) != 0:
                 return True
         return False
     if cap.valid_values:
@@ -79,7 +128,7 @@ def violates_policy(consumed: Quantity, cap: CapacityInfo) -> bool:
 
 
 def static_consumption(
-    device: DeviceInfo, requests: Mapping[str, Quantity] | None
+    device: DeviceInfo, requests: Mapping[str, Quantity] | None, fractional: bool = False
 ) -> Consumption | None:
     """Per-capacity consumption of ``requests`` on ``device``; None when the device cannot serve it.
 
@@ -91,8 +140,8 @@ def static_consumption(
                 return None
     out: list[tuple[str, Number, Quantity]] = []
     for name, cap in device.capacity.items():
-        consumed = consumed_by(requests.get(name) if requests else None, cap)
-        if violates_policy(consumed, cap):
+        consumed = consumed_by(requests.get(name) if requests else None, cap, fractional)
+        if violates_policy(consumed, cap, fractional):
             return None
         out.append((name, exact(consumed), consumed))
     return tuple(out)

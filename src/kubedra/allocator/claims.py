@@ -30,6 +30,7 @@ class RequestData:
         "claim_index",
         "cls",
         "count",
+        "derived",
         "error",
         "mode_all",
         "name",
@@ -52,6 +53,8 @@ class RequestData:
         self.tolerations: list[dict[str, Any]] = []
         self.capacity: dict[str, Quantity] | None = None
         self.capacity_id = 0
+        # KEP-6080: the request's derived attributes, name -> CEL expression.
+        self.derived: dict[str, str] | None = None
 
 
 class RequestSlot:
@@ -107,6 +110,19 @@ def _fill_request(
 ) -> None:
     """upstream validateDeviceRequest, minus the node-dependent part of mode All."""
     features = inventory.features
+    derived = raw.get("derivedAttributes") or []
+    if derived:
+        # Refused rather than ignored, so that constraints are not silently weakened (an
+        # apiserver with the gate on and a scheduler with it off); every implementation.
+        if not features.derived_attributes:
+            data.error = (
+                f"claim {claim_label}, request {data.name}: cannot handle request with "
+                "derived attributes, the feature is disabled"
+            )
+            return
+        data.derived = {
+            str(item.get("name") or ""): str(item.get("expression") or "") for item in derived
+        }
     selectors = raw.get("selectors") or []
     exprs: list[str] = []
     for i, selector in enumerate(selectors):

@@ -5,6 +5,10 @@ behaviours are kept on purpose: distinctAttribute remembers one value per reques
 recent, forgotten entirely when that device is taken back), also with list-type attributes,
 and with list-type attributes matchAttribute narrows to the intersection of the
 values seen so far and does not widen it again on backtracking.
+
+A request may define derived attributes (KEP-6080): a constraint naming one of them compares
+the value its CEL expression computes for the device instead of a published attribute
+(upstream's ``lookupAttribute``); the value is cached on the device per expression.
 """
 
 from __future__ import annotations
@@ -13,6 +17,51 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubedra.allocator.inventory import DeviceInfo
+from kubedra.cel.device import CelDevice
+from kubedra.cel.errors import CelCompileError, CelError
+
+
+class DerivedAttributeError(Exception):
+    """A derived attribute could not be compiled or evaluated: upstream aborts allocation."""
+
+
+def lookup_attribute(
+    device: DeviceInfo, name: str, derived: Mapping[str, str] | None
+) -> Mapping[str, Any] | None:
+    """The attribute ``name`` of ``device`` for a request: the request's derived attribute of
+    that name if it has one, else the published attribute (None when missing)."""
+    if derived is None or name not in derived:
+        return device.attrs.get(name)
+    expression = derived[name]
+    cache = device.derived_cache
+    if cache is None:
+        cache = device.derived_cache = {}
+    found = cache.get(expression)
+    if found is None:
+        # An error aborts the allocation, so only values are cached (keyed by expression,
+        # as upstream's derivedAttributesCache is).
+        found = cache[expression] = _evaluate(device, name, expression)
+    return found
+
+
+def _evaluate(device: DeviceInfo, name: str, expression: str) -> Mapping[str, Any]:
+    # Imported here: only claims with derived attributes pay for the module.
+    from kubedra.cel.derived import compile_derived_attribute
+
+    try:
+        compiled = compile_derived_attribute(expression)
+    except CelCompileError as error:
+        raise DerivedAttributeError(f"compile derived attribute {name} failed: {error}") from None
+    cel = device.cel
+    if cel is None:
+        cel = device.cel = CelDevice.from_v1(dict(device.raw), device.driver)
+    try:
+        return compiled.attribute(cel)
+    except CelError as error:
+        raise DerivedAttributeError(
+            f"evaluate derived attribute {name} on device {device.key} failed: {error}"
+        ) from None
+
 
 _SCALARS = ("string", "int", "bool", "version")
 _LISTS = {"strings": "string", "ints": "int", "bools": "bool", "versions": "version"}
@@ -59,7 +108,15 @@ class Constraint:
             return True
         return bool(subrequest) and f"{request}/{subrequest}" in self.requests
 
-    def add(self, request: str, subrequest: str, device: DeviceInfo) -> bool:
+    def add(
+        self,
+        request: str,
+        subrequest: str,
+        device: DeviceInfo,
+        derived: Mapping[str, str] | None = None,
+    ) -> bool:
+        """Whether ``device`` may join; ``derived`` are the request's derived attributes
+        (name -> expression). Raises DerivedAttributeError like upstream's lookup."""
         raise NotImplementedError
 
     def remove(self, request: str, subrequest: str) -> None:
@@ -80,10 +137,16 @@ class MatchAttribute(Constraint):
     def describe(self) -> str:
         return f"matchAttribute {self.attribute}"
 
-    def add(self, request: str, subrequest: str, device: DeviceInfo) -> bool:
+    def add(
+        self,
+        request: str,
+        subrequest: str,
+        device: DeviceInfo,
+        derived: Mapping[str, str] | None = None,
+    ) -> bool:
         if not self.applies(request, subrequest):
             return True
-        attr = device.attrs.get(self.attribute)
+        attr = lookup_attribute(device, self.attribute, derived)
         if attr is None:
             return False
         if self.list_mode:
@@ -133,10 +196,16 @@ class DistinctAttribute(Constraint):
     def describe(self) -> str:
         return f"distinctAttribute {self.attribute}"
 
-    def add(self, request: str, subrequest: str, device: DeviceInfo) -> bool:
+    def add(
+        self,
+        request: str,
+        subrequest: str,
+        device: DeviceInfo,
+        derived: Mapping[str, str] | None = None,
+    ) -> bool:
         if not self.applies(request, subrequest):
             return True
-        attr = device.attrs.get(self.attribute)
+        attr = lookup_attribute(device, self.attribute, derived)
         if attr is None:
             return False
         if self.count and not self._distinct(attr):

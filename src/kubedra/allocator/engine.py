@@ -59,7 +59,8 @@ class Allocator:
     ``timeout`` bounds each ``allocate`` call in seconds (None: unbounded) as the scheduler's
     filterTimeout bounds upstream's search; ``prune`` cuts what provably cannot succeed
     (never changing a result; off only to compare against the plain search);
-    ``device_policy`` picks among valid devices (first-fit, best-fit, spread; see policy.py).
+    ``device_policy`` picks among valid devices: first-fit, best-fit, spread or a device
+    ranking (``policy.DeviceKey``, e.g. a placement policy's; see policy.py).
     """
 
     def __init__(
@@ -72,7 +73,7 @@ class Allocator:
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
         prune: bool = True,
-        device_policy: str = "first-fit",
+        device_policy: str | policy.DeviceKey = "first-fit",
     ) -> None:
         policy.check_policy(device_policy)
         self.features = features

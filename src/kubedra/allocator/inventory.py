@@ -77,6 +77,10 @@ class CapacityInfo:
                 )
 
 
+NO_GROUPS: frozenset[str] = frozenset()
+"""A counter consumption that names no compatibility groups (shared, not one per device)."""
+
+
 class DeviceInfo:
     """A device of a slice with everything the search needs, parsed once."""
 
@@ -89,8 +93,11 @@ class DeviceInfo:
         "binds_to_node",
         "capacity",
         "cel",
+        "compat_groups",
         "consumes",
         "counter_use",
+        "declares_groups",
+        "derived_cache",
         "driver",
         "key",
         "match_cache",
@@ -125,13 +132,29 @@ class DeviceInfo:
             for name, cap in (raw.get("capacity") or {}).items()
         }
         consumes: list[tuple[str, tuple[tuple[str, Number], ...]]] = []
+        # KEP-5963: per counter set consumed, the compatibility groups declared for it (an
+        # empty set when none); kept only when some entry declares groups, so that the
+        # devices of most clusters carry no extra objects (compat.groups_of fills in).
+        groups: list[tuple[str, frozenset[str]]] = []
         for i, consumption in enumerate(raw.get("consumesCounters") or []):
+            declared = consumption.get("compatibilityGroups")
+            groups.append(
+                (
+                    str(consumption.get("counterSet") or ""),
+                    frozenset(str(g) for g in declared) if declared else NO_GROUPS,
+                )
+            )
             counters = tuple(
                 (cname, exact(parse((c or {}).get("value"), f"{where}.consumesCounters[{i}]")))
                 for cname, c in (consumption.get("counters") or {}).items()
             )
             consumes.append((str(consumption.get("counterSet") or ""), counters))
         self.consumes = tuple(consumes)
+        self.declares_groups = any(g for _, g in groups)
+        """Whether any counter consumption of the device names compatibility groups."""
+        self.compat_groups: tuple[tuple[str, frozenset[str]], ...] = (
+            tuple(groups) if self.declares_groups else ()
+        )
         self.counter_use: tuple[tuple[tuple[str, str], Number], ...] = tuple(
             ((set_name, cname), amount)
             for set_name, counters in consumes
@@ -147,6 +170,8 @@ class DeviceInfo:
         self.node_selector = raw.get("nodeSelector")
         self.cel: Any = None
         self.match_cache: dict[int, Any] = {}
+        # Derived attribute values by expression (KEP-6080), created on first use.
+        self.derived_cache: dict[str, Any] | None = None
 
 
 class SliceInfo:
@@ -156,6 +181,7 @@ class SliceInfo:
         "_devices",
         "all_nodes",
         "count",
+        "declares_groups",
         "driver",
         "generation",
         "has_binding_conditions",
@@ -170,6 +196,7 @@ class SliceInfo:
         "raw",
         "raw_devices",
         "shared_counters",
+        "skip_node_operations",
     )
 
     def __init__(self, raw: Mapping[str, Any], index: int) -> None:
@@ -199,10 +226,22 @@ class SliceInfo:
             }
             counters.append((str(counter_set.get("name") or ""), values))
         self.shared_counters = counters
+        # KEP-5945: node operations the kubelet may skip for this slice's devices.
+        self.skip_node_operations: list[str] = [
+            str(op) for op in spec.get("skipNodeOperations") or ()
+        ]
         self.raw_devices: list[Mapping[str, Any]] = list(spec.get("devices") or [])
         self._devices: list[DeviceInfo] | None = None
         self.has_binding_conditions = any(
             d.get("bindingConditions") is not None for d in self.raw_devices
+        )
+        # KEP-5963: whether a device names compatibility groups (most slices: none, and then
+        # the allocator skips the groups' bookkeeping for their pools).
+        self.declares_groups = any(
+            c.get("compatibilityGroups")
+            for d in self.raw_devices
+            for c in d.get("consumesCounters") or ()
+            if isinstance(c, Mapping)
         )
 
     @property
@@ -242,6 +281,7 @@ class PoolView:
     __slots__ = (
         "counter_sets",
         "counter_slices",
+        "declares_groups",
         "devices",
         "driver",
         "has_binding",
@@ -262,6 +302,8 @@ class PoolView:
         self.devices: list[DeviceInfo] = []
         self.counter_sets: dict[str, dict[str, Number]] = {}
         self.counter_slices: list[SliceInfo] = []
+        self.declares_groups = False
+        """Whether a device of ``counter_slices`` names compatibility groups (KEP-5963)."""
         self.has_binding = False
 
 
@@ -489,6 +531,7 @@ class Inventory:
             counted.extend(others)
         pool.counter_sets = counter_sets
         pool.counter_slices = counted
+        pool.declares_groups = any(s.declares_groups for s in counted)
         return pool
 
     @staticmethod

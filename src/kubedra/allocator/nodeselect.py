@@ -16,13 +16,21 @@ class NodeSelectorError(ValueError):
 
 
 class NodeInfo:
-    """What node selection looks at: the node's name and labels (treat as immutable)."""
+    """What node selection looks at: the node's name and labels (treat as immutable), and
+    the features its kubelet declares (``status.declaredFeatures``, KEP-5328), which decide
+    whether devices that skip node operations may be allocated there (KEP-5945)."""
 
-    __slots__ = ("key", "labels", "name")
+    __slots__ = ("declared_features", "key", "labels", "name")
 
-    def __init__(self, name: str, labels: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        labels: Mapping[str, str] | None = None,
+        declared_features: frozenset[str] = frozenset(),
+    ) -> None:
         self.name = name
         self.labels: Mapping[str, str] = dict(labels or {})
+        self.declared_features = declared_features
         # Identifies what node selection can see of this node, for caching per node.
         self.key = (name, tuple(sorted(self.labels.items())))
 
@@ -42,7 +50,12 @@ class NodeInfo:
             from kubedra.allocator import inputs
 
             inputs.check("Node", node, inputs.NODE)
-        return cls(name=name or "", labels=dict(labels))
+        status = node.get("status")
+        declared = status.get("declaredFeatures") if isinstance(status, Mapping) else None
+        features = frozenset(
+            f for f in (declared if isinstance(declared, list) else ()) if isinstance(f, str)
+        )
+        return cls(name=name or "", labels=dict(labels), declared_features=features)
 
 
 _LABEL_OPERATORS = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}

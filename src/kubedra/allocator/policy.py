@@ -23,7 +23,9 @@ aborts the call when the search meets that device, so a policy may meet (or miss
 error where first-fit does not.
 
 ``best-fit`` tries the smallest of both first (packs small claims onto small or already
-partly used devices), ``spread`` the largest first.
+partly used devices), ``spread`` the largest first. Any other ranking is a ``DeviceKey``: a
+function from a ``DeviceCandidate`` (the device, the request, its share free before and left
+after) to a sortable key; placement policies (``kubedra.scheduler.policies``) pass theirs.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from kubedra.allocator.capacity import static_consumption
 from kubedra.allocator.constraints import DistinctAttribute
 from kubedra.allocator.inventory import DeviceInfo, PoolView
 from kubedra.allocator.quantities import Number
@@ -70,7 +71,7 @@ def unused(search: Search, data: RequestData, device: DeviceInfo) -> tuple[Numbe
         shared = state.shared.get(device.key) if device.allow_multiple else None
         consumed: dict[str, Number] = {}
         if device.allow_multiple and search.features.consumable_capacity:
-            for name, amount, _ in static_consumption(device, data.capacity) or ():
+            for name, amount, _ in search.consumption(data, device) or ():
                 consumed[name] = amount
         for name, cap in device.capacity.items():
             left = cap.number - consumed.get(name, 0)
@@ -88,13 +89,119 @@ def unused(search: Search, data: RequestData, device: DeviceInfo) -> tuple[Numbe
     return capacity, counters
 
 
-class Ordering:
-    """One Allocate call's candidate order for a policy (a fresh one per call: the order
-    depends on the allocated state at the call's start)."""
+def _shares(search: Search, device: DeviceInfo) -> bool:
+    """Whether ``device`` is handed out in shares (consumable capacity) in this search."""
+    return device.allow_multiple and search.features.consumable_capacity
 
-    def __init__(self, sign: int) -> None:
-        self.sign = sign
+
+def free_share(search: Search, device: DeviceInfo) -> float:
+    """The share of ``device`` still free at the start of the call, 0..1: 1 or 0 for a device
+    allocated whole; for one handed out in shares, the smallest free fraction over its
+    capacities (the dimension that runs out first)."""
+    key = device.key
+    state = search.state
+    if key in state.in_use:
+        return 0.0
+    if not _shares(search, device):
+        return 0.0 if key in state.shared else 1.0
+    shared = state.shared.get(key)
+    if shared is None:
+        return 1.0
+    return min(
+        (
+            float(cap.number - shared.get(name, 0)) / float(cap.number)
+            for name, cap in device.capacity.items()
+            if cap.number > 0
+        ),
+        default=1.0,
+    )
+
+
+def left_share(search: Search, data: RequestData, device: DeviceInfo) -> float:
+    """The share of ``device`` left free once ``data`` takes it (0 for a whole device)."""
+    if not _shares(search, device):
+        return 0.0
+    consumption = search.consumption(data, device)
+    if consumption is None:
+        return 0.0
+    shared = search.state.shared.get(device.key) or {}
+    fractions = [
+        float(device.capacity[name].number - shared.get(name, 0) - amount)
+        / float(device.capacity[name].number)
+        for name, amount, _ in consumption
+        if device.capacity[name].number > 0
+    ]
+    return max(0.0, min(fractions, default=1.0))
+
+
+class DeviceCandidate:
+    """One device a request could take, as a device ranking sees it (see ``DeviceKey``).
+
+    ``free`` and ``left`` are shares of the device (0..1) before and after the request takes
+    it; ``unused`` is best-fit's (unused capacity, unused counters) in base units; ``search``
+    is the Allocate call (its ``state``, ``view`` of the node's pools and ``node``)."""
+
+    __slots__ = ("_free", "_left", "device", "request", "search")
+
+    def __init__(self, search: Search, request: RequestData, device: DeviceInfo) -> None:
+        self.search = search
+        self.request = request
+        self.device = device
+        self._free: float | None = None
+        self._left: float | None = None
+
+    @property
+    def node(self) -> str:
+        return self.search.node.name
+
+    @property
+    def free(self) -> float:
+        if self._free is None:
+            self._free = free_share(self.search, self.device)
+        return self._free
+
+    @property
+    def left(self) -> float:
+        if self._left is None:
+            self._left = left_share(self.search, self.request, self.device)
+        return self._left
+
+    @property
+    def unused(self) -> tuple[Number, Number]:
+        return unused(self.search, self.request, self.device)
+
+
+DeviceKey = Callable[[DeviceCandidate], Any]
+"""A device ranking: a sortable key per candidate device; the search tries the lowest first
+(ties keep first-fit's pool order)."""
+
+
+def smallest_left(candidate: DeviceCandidate) -> Any:
+    """best-fit: the least unused capacity, then counters, once the request takes it."""
+    return candidate.unused
+
+
+def largest_left(candidate: DeviceCandidate) -> Any:
+    """spread: the most unused capacity, then counters, once the request takes it."""
+    capacity, counters = candidate.unused
+    return (-capacity, -counters)
+
+
+class Ordering:
+    """One Allocate call's candidate order for a device ranking (a fresh one per call: the
+    order depends on the allocated state at the call's start).
+
+    A ranking whose keys depend on a request only through its capacity request may keep
+    orders across calls: it has an ``orders(search, data)`` method returning a dict to keep
+    them in, by ``RequestData.capacity_id`` (None: rank afresh), which the ranking empties or
+    replaces when anything else its keys depend on changes."""
+
+    def __init__(self, key: DeviceKey) -> None:
+        self.key = key
         self._cache: dict[int, list[Any]] = {}
+        self._orders: Callable[[Search, RequestData], dict[Any, list[Any]] | None] | None = getattr(
+            key, "orders", None
+        )
 
     def __call__(self, search: Search, data: RequestData) -> list[Any]:
         found = self._cache.get(id(data))
@@ -103,20 +210,29 @@ class Ordering:
         if _distinct(search, data):
             self._cache[id(data)] = search.view.pools
             return search.view.pools
-        sign = self.sign
+        kept = self._orders(search, data) if self._orders is not None else None
+        if kept is not None:
+            found = kept.get(data.capacity_id)
+            if found is None:
+                found = kept[data.capacity_id] = self._rank(search, data)
+        else:
+            found = self._rank(search, data)
+        self._cache[id(data)] = found
+        return found
+
+    def _rank(self, search: Search, data: RequestData) -> list[Any]:
+        key = self.key
         skipped: list[Any] = []
-        ranked: list[tuple[tuple[Number, Number], int, DevicePool]] = []
+        ranked: list[tuple[Any, int, DevicePool]] = []
         for pool in search.view.pools:
             if pool.incomplete or pool.invalid:
                 skipped.append(pool)
                 continue
             for device in pool.devices:
-                cap, cnt = unused(search, data, device)
-                ranked.append(((sign * cap, sign * cnt), len(ranked), DevicePool(pool, device)))
+                rank = key(DeviceCandidate(search, data, device))
+                ranked.append((rank, len(ranked), DevicePool(pool, device)))
         ranked.sort(key=lambda r: (r[0], r[1]))
-        order = skipped + [r[2] for r in ranked]
-        self._cache[id(data)] = order
-        return order
+        return skipped + [r[2] for r in ranked]
 
 
 def _distinct(search: Search, data: RequestData) -> bool:
@@ -131,18 +247,28 @@ def _distinct(search: Search, data: RequestData) -> bool:
     )
 
 
-def orderer(policy: str) -> Orderer | None:
-    """A fresh candidate order of ``policy`` for one call (None: upstream's pool order)."""
-    if policy == "first-fit":
-        return None
-    if policy == "best-fit":
-        return Ordering(1)
-    if policy == "spread":
-        return Ordering(-1)
-    raise ValueError(f"unknown device policy {policy!r}: use one of {', '.join(DEVICE_POLICIES)}")
+DEVICE_KEYS: dict[str, DeviceKey | None] = {
+    "first-fit": None,
+    "best-fit": smallest_left,
+    "spread": largest_left,
+}
+"""The allocator's named device rankings (None: upstream's pool order)."""
 
 
-def check_policy(policy: str) -> None:
+def orderer(policy: str | DeviceKey) -> Orderer | None:
+    """A fresh candidate order of ``policy`` (a name or a device ranking) for one call
+    (None: upstream's pool order)."""
+    if callable(policy):
+        return Ordering(policy)
+    if policy not in DEVICE_KEYS:
+        raise ValueError(
+            f"unknown device policy {policy!r}: use one of {', '.join(DEVICE_POLICIES)}"
+        )
+    key = DEVICE_KEYS[policy]
+    return None if key is None else Ordering(key)
+
+
+def check_policy(policy: str | DeviceKey) -> None:
     """Raise ValueError for an unknown policy name."""
     orderer(policy)
 

@@ -60,6 +60,10 @@ def analyze(search: Search, check_deadline: Callable[[], None]) -> Pruning | Non
             for data in slot.options:
                 if any(q.nanos < 0 for q in (data.capacity or {}).values()):
                     return None
+                # A derived attribute's expression may fail on any device (an error), and
+                # its value is not part of the device signature.
+                if data.derived:
+                    return None
         claim_options = [data for slot in claim.slots for data in slot.options]
         if search.constraints[claim_index] and any(d.mode_all for d in claim_options):
             return None
@@ -119,6 +123,7 @@ def analyze(search: Search, check_deadline: Callable[[], None]) -> Pruning | Non
         attributes = sorted({c.attribute for cs in search.constraints for c in cs})
         in_use = search.state.in_use
         shared = search.state.shared
+        shares = search.state.shares
         node_ok = search.view.device_node_ok
         pruning.signatures = {
             id(d): (
@@ -131,8 +136,11 @@ def analyze(search: Search, check_deadline: Callable[[], None]) -> Pruning | Non
                 node_ok.get(id(d)),
                 tuple(_json(d.attrs.get(a)) for a in attributes),
                 d.key in in_use,
+                d.key in shares,
                 _json(shared.get(d.key)),
                 d.allow_multiple,
+                d.compat_groups,
+                tuple(d.slice.skip_node_operations),
             )
             for d in devices
         }

@@ -36,6 +36,11 @@ def _device_result(entry: DeviceResult, features: Features) -> dict[str, Any]:
         out["shareID"] = entry.share_id
     if entry.consumed:
         out["consumedCapacity"] = {name: str(q) for name, _, q in entry.consumed}
+    # KEP-5945: a copy of the slice's list at allocation time. Only upstream's newest
+    # implementation writes it (and allocates such devices only when the gate is on).
+    skip = device.slice.skip_node_operations
+    if skip and features.experimental:
+        out["skipNodeOperations"] = list(skip)
     return out
 
 

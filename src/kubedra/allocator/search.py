@@ -12,13 +12,19 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from kubedra.allocator import compat
 from kubedra.allocator.capacity import Consumption, static_consumption
 from kubedra.allocator.claims import (
     ALLOCATION_RESULTS_MAX_SIZE,
     PreparedClaim,
     RequestData,
 )
-from kubedra.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
+from kubedra.allocator.constraints import (
+    Constraint,
+    DerivedAttributeError,
+    DistinctAttribute,
+    MatchAttribute,
+)
 from kubedra.allocator.explain import EQUIVALENT_FAILED, Recorder
 from kubedra.allocator.inventory import DeviceInfo, Inventory, NodeView
 from kubedra.allocator.nodeselect import NodeInfo
@@ -51,6 +57,10 @@ _EXCEEDED = _Exceeded()
 ABORTED = "filter operation aborted: context deadline exceeded"
 DEFAULT_TIMEOUT = 10.0
 
+# The node feature a kubelet declares when it can skip node operations (KEP-5945); upstream's
+# nodedeclaredfeatures draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate.
+OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"
+
 # Steps between two looks at the clock, and steps after which a search counts as long and
 # gets analysed for pruning (short searches, nearly all of them, never pay for it).
 _CHECK_EVERY = 1024
@@ -77,7 +87,8 @@ class DeviceResult:
         self.consumed = consumed
 
 
-def _taint_blocks(device: DeviceInfo, tolerations: list[dict[str, Any]]) -> bool:
+def taint_blocks(device: DeviceInfo, tolerations: list[dict[str, Any]]) -> bool:
+    """Whether a NoSchedule/NoExecute taint of ``device`` is not tolerated."""
     for taint in device.taints:
         effect = taint.get("effect")
         if effect not in ("NoSchedule", "NoExecute"):
@@ -135,6 +146,12 @@ class Search:
         self.allocating_capacity: dict[str, dict[str, Number]] = {}
         self.allocating_shares: dict[str, int] = {}
         self.consumed_counters: dict[tuple[str, str], dict[tuple[str, str], Number]] = {}
+        # Compatibility groups (KEP-5963) per pool and counter set: the devices of this call
+        # on top of the allocated ones (baseline), and, with the gate off, the counter sets
+        # that carry an allocated grouped device.
+        self.groups_running: dict[tuple[str, str], dict[str, compat.Groups]] = {}
+        self._groups_baseline: dict[tuple[str, str], dict[str, compat.Groups]] = {}
+        self._grouped_sets: dict[tuple[str, str], frozenset[str]] = {}
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.prune = prune
         self.prune_after = prune_after
@@ -239,7 +256,13 @@ class Search:
             for device in pool.devices:
                 if not self._selectable(claim, data, device):
                     continue
-                if self.features.consumable_capacity and not self._capacity_fits(data, device):
+                # Only the device's own capacity decides membership: a matching device whose
+                # capacity other allocations have used up stays in the list, so that the
+                # request fails on it (kubernetes/kubernetes#140769). Before that fix such a
+                # device was left out and All succeeded with the rest.
+                if self.features.consumable_capacity and not self._capacity_fits_alone(
+                    data, device
+                ):
                     continue
                 devices.append(device)
         return devices
@@ -265,17 +288,18 @@ class Search:
                 raise AllocationError(str(ok))
         return True
 
-    def _consumption(self, data: RequestData, device: DeviceInfo) -> Consumption | None:
+    def consumption(self, data: RequestData, device: DeviceInfo) -> Consumption | None:
+        """What ``data`` consumes of ``device`` (None: its request policy refuses it), cached."""
         key = -data.capacity_id - 1
         cache = device.match_cache
         if key in cache:
             return cache[key]
-        found = static_consumption(device, data.capacity)
+        found = static_consumption(device, data.capacity, self.features.fractional_capacity_range)
         cache[key] = found
         return found
 
     def _capacity_fits(self, data: RequestData, device: DeviceInfo) -> bool:
-        consumption = self._consumption(data, device)
+        consumption = self.consumption(data, device)
         if consumption is None:
             return False
         shared = self.state.shared.get(device.key)
@@ -289,6 +313,18 @@ class Search:
             if total > device.capacity[name].number:
                 return False
         return True
+
+    def _capacity_fits_alone(self, data: RequestData, device: DeviceInfo) -> bool:
+        """Whether the request fits the device's capacity with nothing else consuming it."""
+        consumption = self.consumption(data, device)
+        if consumption is None:
+            return False
+        return all(amount <= device.capacity[name].number for name, amount, _ in consumption)
+
+    def _shared_now(self, key: str) -> bool:
+        """Upstream's deviceCapacityInUse: a persisted share of the device is live, or this
+        call has placed one."""
+        return self.state.has_share(key) or key in self.allocating_capacity
 
     def _in_use(self, key: str) -> bool:
         if key in self.state.in_use:
@@ -472,10 +508,22 @@ class Search:
         allow_multiple = features.consumable_capacity and device.allow_multiple
         if not data.admin and key in state.in_use:
             return False
+        if not data.admin and not allow_multiple and state.has_share(key):
+            return False
+        if device.slice.skip_node_operations and not self._node_operations_ok():
+            return False
         if device.consumes:
             if not features.partitionable_devices:
                 return False
-            if not (allow_multiple and key in state.shared):
+            if not (allow_multiple and state.has_share(key)):
+                if features.compatibility_groups:
+                    # Devices placed by this call only narrow the groups (compat.fold).
+                    base = self._groups_base(device)
+                    groups = compat.groups_of(device)
+                    if not all(compat.admits(base.get(n), g) for n, g in groups):
+                        return False
+                elif self._unverifiable(device):
+                    return False
                 pool = self.view.pool_by_key.get((device.driver, device.pool))
                 if pool is None:
                     return False
@@ -489,10 +537,10 @@ class Search:
                     limit = available.get(k)
                     if limit is not None and limit < total:
                         return False
-        if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+        if features.device_taints and device.taints and taint_blocks(device, data.tolerations):
             return False
         if features.consumable_capacity:
-            consumption = self._consumption(data, device)
+            consumption = self.consumption(data, device)
             if consumption is None:
                 return False
             shared = state.shared.get(key)
@@ -524,16 +572,45 @@ class Search:
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "already allocated", key)
             return None
+        # A device that no longer allows multiple allocations (its slice was updated) while
+        # a share of it is still live is not handed out whole (kubernetes/kubernetes#140798).
+        if not data.admin and not allow_multiple and self._shared_now(key):
+            if recorder is not None:
+                recorder.reject(claim.label, data.result_name, "already allocated", key)
+            return None
+        if device.slice.skip_node_operations and not self._node_operations_ok():
+            if recorder is not None:
+                recorder.reject(claim.label, data.result_name, "skips node operations", key)
+            return None
         if not features.partitionable_devices and device.consumes:
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "counters exhausted", key)
             return None
-        skip_counters = allow_multiple and (
-            key in self.state.shared or key in self.allocating_capacity
-        )
+        # A further share of a device that is already shared does not take its counters
+        # again; a persisted share counts even when it consumes no capacity
+        # (kubernetes/kubernetes#140437).
+        skip_counters = allow_multiple and self._shared_now(key)
+        restore_groups: Callable[[], None] | None = None
+        if not skip_counters and device.consumes:
+            if features.compatibility_groups:
+                restore_groups = self._take_groups(device)
+                if restore_groups is None:
+                    if recorder is not None:
+                        recorder.reject(
+                            claim.label, data.result_name, "incompatible compatibility groups", key
+                        )
+                    return None
+            elif self._unverifiable(device):
+                if recorder is not None:
+                    recorder.reject(
+                        claim.label, data.result_name, "compatibility groups not enforced", key
+                    )
+                return None
         counted = False
         if not skip_counters and device.consumes:
             if not self._take_counters(device):
+                if restore_groups is not None:
+                    restore_groups()
                 if recorder is not None:
                     recorder.reject(claim.label, data.result_name, "counters exhausted", key)
                 return None
@@ -560,16 +637,24 @@ class Search:
                 users.discard(claim_index)
             if shared:
                 self._release_share(key, consumed)
+            if restore_groups is not None:
+                restore_groups()
             if counted:
                 self._release_counters(device)
 
-        if features.device_taints and device.taints and _taint_blocks(device, data.tolerations):
+        if features.device_taints and device.taints and taint_blocks(device, data.tolerations):
             rollback()
             if recorder is not None:
                 recorder.reject(claim.label, data.result_name, "taint not tolerated", key)
             return None
+        derived = data.derived
         for constraint in constraints:
-            if not constraint.add(base, sub, device):
+            try:
+                added = constraint.add(base, sub, device, derived)
+            except DerivedAttributeError as err:
+                rollback()
+                raise AllocationError(str(err)) from None
+            if not added:
                 rollback()
                 if must:
                     raise AllocationError(
@@ -600,7 +685,7 @@ class Search:
                     recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
                 return None
             if allow_multiple:
-                consumed = self._consumption(data, device)
+                consumed = self.consumption(data, device)
                 share_id = str(uuid.uuid4())
                 self._take_share(key, consumed)
                 shared = True
@@ -612,6 +697,75 @@ class Search:
             results.pop()
 
         return undo
+
+    # ----- optional node operations and compatibility groups ----------------------------
+
+    def _node_operations_ok(self) -> bool:
+        """Whether a device of a slice with ``skipNodeOperations`` may be allocated here.
+
+        Upstream's newest implementation refuses it unless DRAOptionalNodeOperations is on
+        and the node's kubelet declares the feature; the older ones ignore the field.
+        """
+        features = self.features
+        if not features.experimental:
+            return True
+        return (
+            features.optional_node_operations
+            and OPTIONAL_NODE_OPERATIONS in self.node.declared_features
+        )
+
+    def _unverifiable(self, device: DeviceInfo) -> bool:
+        """With DRADeviceCompatibilityGroups off: whether the device must be skipped."""
+        if device.declares_groups:
+            return True
+        pool_key = (device.driver, device.pool)
+        grouped = self._grouped_sets.get(pool_key)
+        if grouped is None:
+            pool = self.view.pool_by_key.get(pool_key)
+            grouped = (
+                compat.grouped_counter_sets(pool, self.state.allocated)
+                if pool is not None and pool.declares_groups
+                else frozenset()
+            )
+            self._grouped_sets[pool_key] = grouped
+        return bool(grouped) and compat.unverifiable(device, grouped)
+
+    def _groups_base(self, device: DeviceInfo) -> dict[str, compat.Groups]:
+        """The groups of the allocated devices of the device's pool, per counter set."""
+        pool_key = (device.driver, device.pool)
+        base = self._groups_baseline.get(pool_key)
+        if base is None:
+            pool = self.view.pool_by_key.get(pool_key)
+            base = {} if pool is None else compat.baseline(pool, self.state.allocated)
+            self._groups_baseline[pool_key] = base
+        return base
+
+    def _take_groups(self, device: DeviceInfo) -> Callable[[], None] | None:
+        """Fold the device's groups into every counter set it uses; the function that undoes
+        it, or None (nothing changed) when some counter set does not admit the device."""
+        pool_key = (device.driver, device.pool)
+        running = self.groups_running.get(pool_key)
+        if running is None:
+            running = self.groups_running[pool_key] = {}
+        base = self._groups_base(device)
+        saved: list[tuple[str, bool, compat.Groups]] = []
+
+        def restore() -> None:
+            for set_name, existed, previous in reversed(saved):
+                if existed:
+                    running[set_name] = previous
+                else:
+                    del running[set_name]
+
+        for set_name, groups in compat.groups_of(device):
+            existed = set_name in running
+            current = running[set_name] if existed else base.get(set_name)
+            if not compat.admits(current, groups):
+                restore()
+                return None
+            saved.append((set_name, existed, current))
+            running[set_name] = compat.fold(current, groups)
+        return restore
 
     # ----- shares of multi-allocatable devices -----------------------------------------
 

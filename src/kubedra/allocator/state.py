@@ -16,12 +16,20 @@ from kubedra.allocator.quantities import Number, exact, parse
 
 
 class AllocatedState:
-    """Devices in use, capacity consumed on shared devices, and per-pool versions."""
+    """Devices in use, capacity consumed on shared devices, and per-pool versions.
+
+    Upstream's scheduler records three things (``schedulerapi.AllocatedState``): dedicated
+    devices (``in_use``), the persisted shares of multi-allocatable devices (one entry per
+    result with a ``shareID``, ``shares`` counts them per device) and the capacity those
+    shares consume (``shared``). A share may consume nothing (a device without capacities
+    reports no ``consumedCapacity``) and still makes the device allocated.
+    """
 
     def __init__(self, features: Features) -> None:
         self.features = features
         self.in_use: set[str] = set()
         self.shared: dict[str, dict[str, Number]] = {}
+        self.shares: dict[str, int] = {}
         self.pool_version: dict[tuple[str, str], int] = {}
         self.clock = 0
         self.changes: list[tuple[str, str]] = []
@@ -41,13 +49,13 @@ class AllocatedState:
                 continue
             driver, pool, key = _device_key(result)
             if self.features.consumable_capacity and result.get("shareID"):
+                self.shares[key] = self.shares.get(key, 0) + 1
                 consumed = result.get("consumedCapacity")
-                if not consumed:
-                    continue
-                totals = self.shared.setdefault(key, {})
-                for name, value in consumed.items():
-                    amount = exact(parse(value, f"consumedCapacity[{name}] of device {key}"))
-                    totals[name] = totals.get(name, 0) + amount
+                if consumed:
+                    totals = self.shared.setdefault(key, {})
+                    for name, value in consumed.items():
+                        amount = exact(parse(value, f"consumedCapacity[{name}] of device {key}"))
+                        totals[name] = totals.get(name, 0) + amount
             else:
                 self.in_use.add(key)
             self.touch((driver, pool))
@@ -59,18 +67,31 @@ class AllocatedState:
                 continue
             driver, pool, key = _device_key(result)
             if self.features.consumable_capacity and result.get("shareID"):
+                left = self.shares.get(key, 0) - 1
+                if left > 0:
+                    self.shares[key] = left
+                else:
+                    self.shares.pop(key, None)
                 consumed = result.get("consumedCapacity")
                 totals = self.shared.get(key)
-                if not consumed or totals is None:
-                    continue
-                for name, value in consumed.items():
-                    amount = exact(parse(value, f"consumedCapacity[{name}] of device {key}"))
-                    totals[name] = totals.get(name, 0) - amount
-                if not any(totals.values()):
-                    del self.shared[key]
+                if consumed and totals is not None:
+                    for name, value in consumed.items():
+                        amount = exact(parse(value, f"consumedCapacity[{name}] of device {key}"))
+                        totals[name] = totals.get(name, 0) - amount
+                    if not any(totals.values()):
+                        del self.shared[key]
             else:
                 self.in_use.discard(key)
             self.touch((driver, pool))
+
+    def has_share(self, key: str) -> bool:
+        """Whether a persisted share of a multi-allocatable device is live (upstream's
+        ``AggregatedCapacity`` or ``AllocatedSharedDeviceIDs`` names the device)."""
+        return key in self.shares or key in self.shared
+
+    def allocated(self, key: str) -> bool:
+        """Upstream's ``IsDeviceAllocated``: dedicated, or with a live persisted share."""
+        return key in self.in_use or key in self.shares or key in self.shared
 
     def touch(self, pool: tuple[str, str]) -> None:
         self.clock += 1
@@ -89,11 +110,12 @@ class AllocatedState:
             for set_name, counters in pool.counter_sets.items()
             for cname, amount in counters.items()
         }
-        in_use = self.in_use
-        shared = self.shared
+        # IsDeviceAllocated (``allocated``) inlined: this loop runs for every pool change.
+        in_use, shares, shared = self.in_use, self.shares, self.shared
         for s in pool.counter_slices:
             for d in s.devices:
-                if d.counter_use and (d.key in in_use or d.key in shared):
+                key = d.key
+                if d.counter_use and (key in in_use or key in shares or key in shared):
                     for k, amount in d.counter_use:
                         if k in available:
                             available[k] -= amount

@@ -147,6 +147,15 @@ def _device_taint_rule(obj: dict[str, Any], now: str) -> dict[str, Any]:
     return out
 
 
+def _pool_status_request(obj: dict[str, Any], now: str) -> dict[str, Any]:
+    """``spec.limit`` defaults to 100 (``+default=100``, v1alpha3)."""
+    out = copy.deepcopy(obj)
+    spec = _child(out, "spec")
+    if spec is not None and spec.get("limit") is None:
+        spec["limit"] = 100
+    return out
+
+
 # --- core/v1 and scheduling.k8s.io/v1 ------------------------------------------------------
 
 
@@ -229,6 +238,7 @@ _DEFAULTERS: dict[tuple[str, str], Callable[[dict[str, Any], str], dict[str, Any
     ("resource.k8s.io/v1", "ResourceClaimTemplate"): _resource_claim_template,
     ("resource.k8s.io/v1", "ResourceSlice"): _resource_slice,
     ("resource.k8s.io/v1", "DeviceTaintRule"): _device_taint_rule,
+    ("resource.k8s.io/v1alpha3", "ResourcePoolStatusRequest"): _pool_status_request,
     ("v1", "Pod"): _pod,
     ("v1", "Node"): _node,
     ("v1", "Namespace"): _namespace,

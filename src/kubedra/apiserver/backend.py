@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Protocol
 
@@ -23,8 +24,15 @@ from kubedra.api.defaults import apply_defaults
 from kubedra.api.io import DecodeError, decode
 from kubedra.api.releases import DEFAULT
 from kubedra.api.scheduling_versions import to_version
-from kubedra.api.validation import validate_object
-from kubedra.apiserver.discovery import EVENT, LEASE, READ_ONLY, WITH_STATUS, server_version
+from kubedra.api.validation import validate_object, validate_update
+from kubedra.apiserver.discovery import (
+    EVENT,
+    LEASE,
+    READ_ONLY,
+    WITH_STATUS,
+    hidden_kinds,
+    server_version,
+)
 from kubedra.apiserver.events import EventRecorder
 from kubedra.apiserver.heartbeat import NodeHeartbeats
 from kubedra.apiserver.status import (
@@ -68,7 +76,8 @@ class LiveCluster:
     ``follow_wall_clock`` moves the simulated clock on with the wall clock from where it
     stands now (a live server); without it the clock moves only as the simulation moves it
     (reproducible runs). ``release`` is the Kubernetes release ``/version`` reports and whose
-    kinds are served (None: the default).
+    kinds are served (None: the default); ``gate_enabled`` says which feature gates are on, and
+    so which gated (alpha) kinds are served (None: none of them).
     """
 
     def __init__(
@@ -77,6 +86,7 @@ class LiveCluster:
         *,
         follow_wall_clock: bool = False,
         release: str | None = None,
+        gate_enabled: Callable[[str], bool] | None = None,
     ) -> None:
         self.simulation = simulation
         self.store = simulation.store
@@ -86,6 +96,8 @@ class LiveCluster:
         self.events = EventRecorder(self.clock)
         self.closed = False
         self.release = release
+        self.hidden_kinds: frozenset[str] = hidden_kinds(gate_enabled or (lambda gate: False))
+        """Gated kinds not served (``discovery.GATED_KINDS`` whose gate is off)."""
         self.follow_wall_clock = follow_wall_clock
         self._started = (time.monotonic(), self.clock.now())
         self.heartbeats = NodeHeartbeats(
@@ -104,6 +116,8 @@ class LiveCluster:
         self.simulation.run()
         scheduler = getattr(self.simulation, "scheduler", None)
         changes = self.events.observe(getattr(scheduler, "decisions", []), self.store)
+        controller = getattr(self.simulation, "controller_events", [])
+        changes += self.events.observe_controller(controller, self.store)
         for change in changes:
             self.feed.record(change, self.store.resource_version)
 
@@ -161,6 +175,8 @@ class LiveCluster:
             obj["status"] = {**(obj.get("status") or {}), "phase": "Active"}  # as upstream
         if info.kind == "Pod":
             obj.pop("status", None)  # the apiserver starts every pod as Pending (PrepareForCreate)
+        if info.kind == "ResourcePoolStatusRequest":
+            obj.pop("status", None)  # its strategy's PrepareForCreate: the controller answers
         name = str(obj["metadata"].get("name") or obj["metadata"].get("generateName") or "")
         with self.lock:
             self.tick()
@@ -287,9 +303,11 @@ class LiveCluster:
     def _update(
         self, info: KindInfo, name: str, new: dict[str, Any], dry_run: bool = False
     ) -> dict[str, Any]:
-        """Default and validate as on create (the store trusts its controllers' updates)."""
+        """Default and validate as on create, plus the kind's update rules (immutable fields);
+        the store trusts its controllers' updates."""
         new = apply_defaults(new, now=self.clock.now())
-        errors = validate_object(new)
+        current = self.store.get(info.kind, name, new["metadata"].get("namespace"))
+        errors = validate_update(new, current) if current is not None else validate_object(new)
         if errors:
             raise from_store_error(invalid(info, name, errors), info, name)
         try:

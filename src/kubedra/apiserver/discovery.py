@@ -7,6 +7,7 @@ every resource in one answer); other clients get the legacy documents (``APIVers
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -26,7 +27,15 @@ SHORT_NAMES: dict[str, list[str]] = {
 """Upstream's short names (resource.k8s.io defines none)."""
 
 WITH_STATUS = frozenset(
-    {"Pod", "Node", "Namespace", "ResourceClaim", "PodGroup", "CompositePodGroup"}
+    {
+        "Pod",
+        "Node",
+        "Namespace",
+        "ResourceClaim",
+        "PodGroup",
+        "CompositePodGroup",
+        "ResourcePoolStatusRequest",
+    }
 )
 """Kinds with a ``/status`` subresource: their main endpoint keeps the stored status."""
 
@@ -50,11 +59,25 @@ class GroupVersion:
         return f"{self.group}/{self.version}" if self.group else self.version
 
 
-def served_kinds(release: str | None = None) -> list[KindInfo]:
+GATED_KINDS: dict[str, str] = {"ResourcePoolStatusRequest": "DRAResourcePoolStatus"}
+"""Kinds served only when their feature gate is on (alpha APIs, e.g. KEP-5677's v1alpha3)."""
+
+
+def hidden_kinds(enabled: Callable[[str], bool]) -> frozenset[str]:
+    """The gated kinds whose gate ``enabled`` says is off: not served at all."""
+    return frozenset(kind for kind, gate in GATED_KINDS.items() if not enabled(gate))
+
+
+def served_kinds(
+    release: str | None = None, hidden: frozenset[str] = frozenset()
+) -> list[KindInfo]:
     """Every served kind, once per served version: the Workload API's kinds in the versions
-    ``release`` serves (kubedra.api.scheduling_versions), preferred version first."""
+    ``release`` serves (kubedra.api.scheduling_versions), preferred version first; gated kinds
+    whose gate is off (``hidden``) left out."""
     out: list[KindInfo] = []
     for info in KINDS.values():
+        if info.kind in hidden:
+            continue
         if info.kind in WORKLOAD_API_KINDS:
             versions = served_versions(info.kind, release or DEFAULT)
             out.extend(replace(info, api_version=v, other_versions=()) for v in versions)
@@ -63,10 +86,12 @@ def served_kinds(release: str | None = None) -> list[KindInfo]:
     return [*out, *READ_ONLY]
 
 
-def group_versions(release: str | None = None) -> list[GroupVersion]:
+def group_versions(
+    release: str | None = None, hidden: frozenset[str] = frozenset()
+) -> list[GroupVersion]:
     """The served group/versions, the core group first, in first-seen order."""
     seen: dict[str, GroupVersion] = {}
-    for info in served_kinds(release):
+    for info in served_kinds(release, hidden):
         group, _, version = info.api_version.rpartition("/")
         seen.setdefault(info.api_version, GroupVersion(group, version))
     return list(seen.values())
@@ -77,8 +102,13 @@ def resource_of_kind(kind: str) -> str:
     return info.resource if info else kind.lower() + "s"
 
 
-def find_resource(api_version: str, resource: str, release: str | None = None) -> KindInfo | None:
-    for info in served_kinds(release):
+def find_resource(
+    api_version: str,
+    resource: str,
+    release: str | None = None,
+    hidden: frozenset[str] = frozenset(),
+) -> KindInfo | None:
+    for info in served_kinds(release, hidden):
         if info.api_version == api_version and info.resource == resource:
             return info
     return None
@@ -93,10 +123,12 @@ def api_versions(host: str) -> dict[str, Any]:
     }
 
 
-def api_group(group: str, release: str | None = None) -> dict[str, Any]:
+def api_group(
+    group: str, release: str | None = None, hidden: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     versions = [
         {"groupVersion": gv.group_version, "version": gv.version}
-        for gv in group_versions(release)
+        for gv in group_versions(release, hidden)
         if gv.group == group
     ]
     return {
@@ -108,24 +140,26 @@ def api_group(group: str, release: str | None = None) -> dict[str, Any]:
     }
 
 
-def api_groups(release: str | None = None) -> dict[str, Any]:
+def api_groups(release: str | None = None, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """``/apis``: every named group (the core group is under ``/api``)."""
     groups: list[str] = []
-    for gv in group_versions(release):
+    for gv in group_versions(release, hidden):
         if gv.group and gv.group not in groups:
             groups.append(gv.group)
     items = []
     for group in groups:
-        body = api_group(group, release)
+        body = api_group(group, release, hidden)
         del body["kind"], body["apiVersion"]
         items.append(body)
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": items}
 
 
-def resource_list(api_version: str, release: str | None = None) -> dict[str, Any] | None:
+def resource_list(
+    api_version: str, release: str | None = None, hidden: frozenset[str] = frozenset()
+) -> dict[str, Any] | None:
     """``/api/v1`` or ``/apis/GROUP/VERSION``; None when the version is not served."""
     resources: list[dict[str, Any]] = []
-    for info in served_kinds(release):
+    for info in served_kinds(release, hidden):
         if info.api_version != api_version:
             continue
         singular = info.kind.lower()
@@ -215,15 +249,17 @@ def _resource_discovery(info: KindInfo, group: str, version: str) -> dict[str, A
     return entry
 
 
-def aggregated(core: bool, release: str | None = None) -> dict[str, Any]:
+def aggregated(
+    core: bool, release: str | None = None, hidden: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """``/api`` (``core``) or ``/apis`` as an ``apidiscovery.k8s.io/v2`` list in one answer."""
     groups: dict[str, list[dict[str, Any]]] = {}
-    for gv in group_versions(release):
+    for gv in group_versions(release, hidden):
         if (gv.group == "") != core:
             continue
         resources = [
             _resource_discovery(info, gv.group, gv.version)
-            for info in served_kinds(release)
+            for info in served_kinds(release, hidden)
             if info.api_version == gv.group_version
         ]
         versions = groups.setdefault(gv.group, [])

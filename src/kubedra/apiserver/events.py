@@ -3,7 +3,12 @@
 The scheduler writes no Events into the store, so the server keeps them: ``Scheduled``
 (``Successfully assigned NS/POD to NODE``) and ``FailedScheduling`` with the PodScheduled
 message, counted like the event recorder aggregates repeats (the same pod, by uid: a pod
-created again under the same name starts its own Events). Watches see them too.
+created again under the same name starts its own Events). The ResourceClaim controller's
+warnings (``FailedResourceClaimCreation`` when a pod's claim template is missing) become
+Events too, from the ``resource_claim`` component as upstream's controller records them.
+A pod whose named ResourceClaim does not exist gets none: upstream's controller leaves that
+claim to the user and the scheduler's PreEnqueue gate records no event either.
+Watches see them too.
 """
 
 from __future__ import annotations
@@ -14,6 +19,10 @@ from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
 from kubedra.cluster.store import Store
 
+SCHEDULER = "default-scheduler"
+CLAIM_CONTROLLER = "resource_claim"
+"""The event source of upstream's ResourceClaim controller (``v1.EventSource{Component: ...}``)."""
+
 
 class EventRecorder:
     """Events by namespace, in the order they were first seen."""
@@ -21,6 +30,7 @@ class EventRecorder:
     def __init__(self, clock: SimClock) -> None:
         self.clock = clock
         self._seen = 0
+        self._seen_controller = 0
         self._events: dict[tuple[str, str, str, str, str], dict[str, Any]] = {}
 
     def observe(self, decisions: list[Any], store: Store) -> list[Event]:
@@ -31,6 +41,19 @@ class EventRecorder:
             if change is not None:
                 changes.append(change)
         self._seen = len(decisions)
+        return changes
+
+    def observe_controller(self, events: list[Any], store: Store) -> list[Event]:
+        """Record the ResourceClaim controller's events since the last call (its
+        ``ControllerEvent`` list); return the changes, for watches."""
+        changes: list[Event] = []
+        for event in events[self._seen_controller :]:
+            namespace, _, name = str(getattr(event, "object", "")).partition("/")
+            change = self._emit(
+                store, namespace, name, event.type, event.reason, event.message, CLAIM_CONTROLLER
+            )
+            changes.append(change)
+        self._seen_controller = len(events)
         return changes
 
     def _record(self, decision: Any, store: Store) -> Event | None:
@@ -44,6 +67,19 @@ class EventRecorder:
             message = str(getattr(decision, "message", "") or "")
         else:
             return None
+        return self._emit(store, namespace, name, type_, reason, message, SCHEDULER)
+
+    def _emit(
+        self,
+        store: Store,
+        namespace: str,
+        name: str,
+        type_: str,
+        reason: str,
+        message: str,
+        component: str,
+    ) -> Event:
+        """A new Event about pod ``namespace/name``, or the repeat of one (count + 1)."""
         now = self.clock.timestamp()
         version = str(store.resource_version)
         pod = store.get("Pod", name, namespace) or {}
@@ -80,12 +116,12 @@ class EventRecorder:
             },
             "reason": reason,
             "message": message,
-            "source": {"component": "default-scheduler"},
+            "source": {"component": component},
             "firstTimestamp": now,
             "lastTimestamp": now,
             "count": 1,
             "type": type_,
-            "reportingComponent": "default-scheduler",
+            "reportingComponent": component,
             "reportingInstance": "",
         }
         self._events[key] = created

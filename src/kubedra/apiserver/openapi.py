@@ -39,12 +39,13 @@ def content_hash(document: dict[str, Any]) -> str:
     return hashlib.sha512(encoded).hexdigest().upper()
 
 
-def root(release: str | None = None) -> dict[str, Any]:
-    """``/openapi/v3``: where each group/version's document is."""
+def root(release: str | None = None, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """``/openapi/v3``: where each group/version's document is (gated kinds whose gate is off,
+    ``hidden``, left out as discovery leaves them out)."""
     paths = {}
-    for gv in discovery.group_versions(release):
+    for gv in discovery.group_versions(release, hidden):
         key = gv_path(gv.group_version)
-        body = document(key, release)
+        body = document(key, release, hidden)
         assert body is not None
         paths[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={content_hash(body)}"}
     return {"paths": paths}
@@ -84,17 +85,20 @@ def _operations(key: str, kinds: list[KindInfo], v3: bool) -> dict[str, Any]:
     return paths
 
 
-def _kinds(api_version: str, release: str | None) -> list[KindInfo]:
-    return [info for info in discovery.served_kinds(release) if info.api_version == api_version]
+def _kinds(api_version: str, release: str | None, hidden: frozenset[str]) -> list[KindInfo]:
+    served = discovery.served_kinds(release, hidden)
+    return [info for info in served if info.api_version == api_version]
 
 
-def document(key: str, release: str | None = None) -> dict[str, Any] | None:
+def document(
+    key: str, release: str | None = None, hidden: frozenset[str] = frozenset()
+) -> dict[str, Any] | None:
     """``/openapi/v3/api/v1`` and the like; None for versions not served."""
-    versions = {gv_path(gv.group_version): gv for gv in discovery.group_versions(release)}
+    versions = {gv_path(gv.group_version): gv for gv in discovery.group_versions(release, hidden)}
     gv = versions.get(key)
     if gv is None:
         return None
-    kinds = _kinds(gv.group_version, release)
+    kinds = _kinds(gv.group_version, release, hidden)
     components = schemas.schemas(
         gv.group_version, kinds, release or DEFAULT, lambda name: V3_REF + name
     )
@@ -106,12 +110,12 @@ def document(key: str, release: str | None = None) -> dict[str, Any] | None:
     }
 
 
-def swagger(release: str | None = None) -> dict[str, Any]:
+def swagger(release: str | None = None, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """``/openapi/v2``: every served kind's schema in one Swagger 2.0 document."""
     paths: dict[str, Any] = {}
     definitions: dict[str, Any] = {}
-    for gv in discovery.group_versions(release):
-        kinds = _kinds(gv.group_version, release)
+    for gv in discovery.group_versions(release, hidden):
+        kinds = _kinds(gv.group_version, release, hidden)
         paths.update(_operations(gv_path(gv.group_version), kinds, v3=False))
         definitions.update(
             schemas.schemas(gv.group_version, kinds, release or DEFAULT, lambda n: V2_REF + n)

@@ -55,7 +55,12 @@ class Target:
     subresource: str
 
 
-def parse_target(api_version: str, segments: list[str], release: str | None = None) -> Target:
+def parse_target(
+    api_version: str,
+    segments: list[str],
+    release: str | None = None,
+    hidden: frozenset[str] = frozenset(),
+) -> Target:
     """``[namespaces, NS,] RESOURCE [, NAME [, SUB]]`` under one group/version."""
     namespace: str | None = None
     if len(segments) >= 3 and segments[0] == "namespaces" and segments[2] not in ("status",):
@@ -63,7 +68,7 @@ def parse_target(api_version: str, segments: list[str], release: str | None = No
         segments = segments[2:]
     if not segments or len(segments) > 3:
         raise path_not_found()
-    info = discovery.find_resource(api_version, segments[0], release)
+    info = discovery.find_resource(api_version, segments[0], release, hidden)
     if info is None or (namespace is not None and not info.namespaced):
         raise path_not_found()
     name = segments[1] if len(segments) > 1 else None
@@ -105,15 +110,19 @@ class ApiRoutes:
 
     async def core(self, request: Request) -> Response:
         if discovery.wants_aggregated(request.headers.get("accept")):
-            body = discovery.aggregated(core=True, release=self.cluster.release)
+            body = discovery.aggregated(
+                core=True, release=self.cluster.release, hidden=self.cluster.hidden_kinds
+            )
             return json_response(body, media=discovery.AGGREGATED)
         return json_response(discovery.api_versions(request.url.netloc))
 
     async def groups(self, request: Request) -> Response:
         if discovery.wants_aggregated(request.headers.get("accept")):
-            body = discovery.aggregated(core=False, release=self.cluster.release)
+            body = discovery.aggregated(
+                core=False, release=self.cluster.release, hidden=self.cluster.hidden_kinds
+            )
             return json_response(body, media=discovery.AGGREGATED)
-        return json_response(discovery.api_groups(self.cluster.release))
+        return json_response(discovery.api_groups(self.cluster.release, self.cluster.hidden_kinds))
 
     async def version(self, request: Request) -> Response:
         return json_response(discovery.version_info(self.cluster.release))
@@ -125,12 +134,13 @@ class ApiRoutes:
         if not openapi.wants_json(request.headers.get("accept")):
             message = "only application/json is served for the OpenAPI v2 document"
             return error_response(ApiError(406, "NotAcceptable", message))
-        return json_response(openapi.swagger(self.cluster.release))
+        return json_response(openapi.swagger(self.cluster.release, self.cluster.hidden_kinds))
 
     async def openapi_v3(self, request: Request, rest: str = "") -> Response:
         release = self.cluster.release
+        hidden = self.cluster.hidden_kinds
         key = rest.strip("/")
-        body = openapi.document(key, release) if key else openapi.root(release)
+        body = openapi.document(key, release, hidden) if key else openapi.root(release, hidden)
         if body is None:
             return error_response(path_not_found())
         return json_response(body)
@@ -151,10 +161,12 @@ class ApiRoutes:
             return await self.groups(request)
         group = segments[0]
         if len(segments) == 1:
-            served = discovery.group_versions(self.cluster.release)
+            served = discovery.group_versions(self.cluster.release, self.cluster.hidden_kinds)
             if group not in {gv.group for gv in served if gv.group}:
                 return error_response(path_not_found())
-            return json_response(discovery.api_group(group, self.cluster.release))
+            return json_response(
+                discovery.api_group(group, self.cluster.release, self.cluster.hidden_kinds)
+            )
         return await self._dispatch(request, f"{group}/{segments[1]}", segments[2:])
 
     async def _dispatch(self, request: Request, api_version: str, segments: list[str]) -> Response:
@@ -162,11 +174,15 @@ class ApiRoutes:
             if not segments:
                 if request.method != "GET":
                     raise path_not_found()
-                resources = discovery.resource_list(api_version, self.cluster.release)
+                resources = discovery.resource_list(
+                    api_version, self.cluster.release, self.cluster.hidden_kinds
+                )
                 if resources is None:
                     raise path_not_found()
                 return json_response(resources)
-            target = parse_target(api_version, segments, self.cluster.release)
+            target = parse_target(
+                api_version, segments, self.cluster.release, self.cluster.hidden_kinds
+            )
             return await self._serve(request, target)
         except ApiError as error:
             return error_response(error)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 
 from kubedra.apiserver.app import create_app
 from kubedra.apiserver.backend import LiveCluster, SimulationLike
@@ -28,8 +29,15 @@ class ApiServer(UvicornRunner):
         prefix: str = "",
         release: str | None = None,
         follow_wall_clock: bool = False,
+        gate_enabled: Callable[[str], bool] | None = None,
     ) -> None:
-        cluster = LiveCluster(simulation, follow_wall_clock=follow_wall_clock, release=release)
+        # Alpha APIs (ResourcePoolStatusRequest) are served only with their gate on.
+        cluster = LiveCluster(
+            simulation,
+            follow_wall_clock=follow_wall_clock,
+            release=release,
+            gate_enabled=gate_enabled,
+        )
         self.prefix = prefix.rstrip("/")
         self.app = create_app(cluster, self.prefix)
         # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP,

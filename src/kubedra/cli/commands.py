@@ -15,10 +15,12 @@ from kubedra.cli import (
     features_cmd,
     kubelet_sim_cmd,
     plan_cmd,
+    replay_cmd,
     serve_api_cmd,
     serve_cmd,
     simulate_cmd,
     snapshot_cmd,
+    trace_cmd,
     validate,
 )
 from kubedra.conformance import cli as conformance_cli
@@ -34,5 +36,7 @@ REGISTRARS: list[Callable[[typer.Typer], None]] = [
     simulate_cmd.register,
     serve_api_cmd.register,
     plan_cmd.register,
+    replay_cmd.register,
     serve_cmd.register,
+    trace_cmd.register,
 ]

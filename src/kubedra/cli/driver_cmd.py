@@ -12,7 +12,9 @@ from kubedra.driver.paths import DEFAULT_CDI_DIR, KUBELET_PLUGINS_DIR, KUBELET_R
 from kubedra.driver.store import StoreError
 
 driver_app = typer.Typer(
-    help="Run DRA drivers written with kubedra's driver kit.", no_args_is_help=True
+    help="Run DRA drivers written with kubedra's driver kit.",
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help, as the app's (kubedra.cli.main)
 )
 
 
@@ -52,6 +54,12 @@ def example_gpu(
         float, typer.Option(help="Seconds between slice reconciliations.")
     ] = 5.0,
     health_interval: Annotated[float, typer.Option(help="Seconds between health reports.")] = 10.0,
+    device_metadata: Annotated[
+        bool,
+        typer.Option(
+            help="Write device metadata for workloads (KEP-5304, versions v1beta1 and v1alpha1)."
+        ),
+    ] = False,
     log_level: Annotated[str, typer.Option(help="Python logging level.")] = "INFO",
 ) -> None:
     """Serve fake GPUs: publish them as ResourceSlices and prepare them over the kubelet API.
@@ -60,6 +68,7 @@ def example_gpu(
     published and claims cannot be looked up (each gets an error saying so).
     """
     import kubedra.driver as dra
+    from kubedra.driver.metadata import DEFAULT_VERSIONS
     from kubedra.drivers import example_gpu as gpu
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
@@ -72,6 +81,7 @@ def example_gpu(
             model=model,
             partitions=partitions,
             health_interval=health_interval,
+            device_metadata=DEFAULT_VERSIONS if device_metadata else (),
         )
         dra.run(
             driver,

@@ -11,7 +11,7 @@ import typer
 
 from kubedra.cli import options
 from kubedra.cli.options import Output
-from kubedra.cli.simulate_cmd import PreemptionMode, PreemptionOption
+from kubedra.cli.sim_flags import PreemptionMode, PreemptionOption
 
 
 class Policy(enum.StrEnum):
@@ -22,6 +22,7 @@ class Policy(enum.StrEnum):
 explain_app = typer.Typer(
     help="Explain scheduling decisions of a simulated cluster.",
     context_settings=options.CONTEXT_SETTINGS,
+    rich_markup_mode=None,  # plain help, as the app's (kubedra.cli.main)
 )
 
 
@@ -59,7 +60,7 @@ def explain_pod_cmd(
     Exits 0 when the pod was found, 1 for unreadable input or an unknown pod.
     """
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
-    from kubedra.cluster.simulation import Simulation
+    from kubedra.scheduler import SchedulerConfig, new_simulation
     from kubedra.scheduler.explain import explain_pod
 
     flags = InputFlags(
@@ -75,16 +76,14 @@ def explain_pod_cmd(
     )
     read = gather_shown(flags, _err, 1)
     stop_if_unreadable(read, _err, 1)
-    sim = Simulation(
+    sim = new_simulation(
+        SchedulerConfig(preemption=preemption.value),
         namespace=namespace,
         policy=scheduler.value,
         seed=seed,
         features=read.features,
         admission=read.admission,
     )
-    config = getattr(sim.scheduler, "config", None)
-    if config is not None:
-        config.preemption = preemption.value
     problems = sim.load(read.objects, read.sources)
     for problem in problems:
         typer.echo(f"{problem.source}: {problem.message}", err=True)

@@ -45,7 +45,8 @@ def kubelet_sim(
         list[str] | None,
         typer.Option(
             help="With --once: a driver whose plugin must register (repeatable; "
-            "default: at least one plugin)."
+            "default: at least one plugin).",
+            metavar="NAME",
         ),
     ] = None,
     wait_timeout: Annotated[
@@ -80,6 +81,15 @@ def kubelet_sim(
             "meanwhile. Default: .kubelet-sim-NODE.json in --registry-dir."
         ),
     ] = None,
+    feature_gates: Annotated[
+        str | None,
+        typer.Option(
+            "--feature-gates",
+            help="The kubelet's gates, e.g. DRAOptionalNodeOperations=true (skip node "
+            "operations that every allocated device of a driver in a claim skips).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Register plugins, prepare the claims of the node's running pods, unprepare when they end.
 
@@ -89,10 +99,12 @@ def kubelet_sim(
     Prints a JSON report (plugins, prepared claims, contract violations, failures, latencies);
     exits with 3 when it saw contract violations, with 4 when --once waited in vain for a plugin.
     """
+    from kubedra.cli.options import feature_gates as parse_gates
     from kubedra.driver.kubelet_sim import KubeletSim
     from kubedra.driver.kubelet_state import StateError, default_state_file
     from kubedra.driver.store import open_store
 
+    gates = parse_gates(None, feature_gates)
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     try:
         store = open_store(cluster_dir, kubeconfig)
@@ -106,7 +118,13 @@ def kubelet_sim(
     try:
         state = state_file or default_state_file(registry_dir, node_name)
         sim = KubeletSim(
-            node_name, registry_dir, store, cdi_dir, call_timeout=call_timeout, state_file=state
+            node_name,
+            registry_dir,
+            store,
+            cdi_dir,
+            call_timeout=call_timeout,
+            state_file=state,
+            optional_node_operations=gates.enabled("DRAOptionalNodeOperations"),
         )
     except StateError as error:
         typer.echo(f"error: {error}", err=True)

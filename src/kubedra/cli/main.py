@@ -16,6 +16,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings=CONTEXT_SETTINGS,
+    # Click's plain help: it re-wraps paragraphs to the width and never truncates option
+    # names or defaults, which Rich's tables do at 80 columns (output that is not a terminal).
+    rich_markup_mode=None,
 )
 
 

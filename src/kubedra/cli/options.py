@@ -52,6 +52,7 @@ Paths = Annotated[
     typer.Argument(
         help="Manifest files or directories (read recursively); - for standard input.",
         show_default=False,
+        metavar="PATH...",
     ),
 ]
 Filename = Annotated[
@@ -61,6 +62,7 @@ Filename = Annotated[
         "-f",
         help="A manifest file, a directory of them (see -R) or - for standard input; repeatable.",
         show_default=False,
+        metavar="FILE|DIR|-",
     ),
 ]
 Recursive = Annotated[
@@ -225,3 +227,110 @@ def feature_gates(version: str | None, gates: str | None) -> FeatureGates:
 def _flag_error(flag: str, value: str, message: str) -> NoReturn:
     typer.echo(f'Error: invalid argument "{value}" for "{flag}" flag: {message}', err=True)
     raise typer.Exit(2)
+
+
+POLICY_NAMES = (
+    "first-fit",
+    "best-fit",
+    "spread",
+    "random",
+    "dot-product",
+    "gpu-packing",
+    "gpu-clustering",
+    "fgd",
+    "most-allocated",
+    "least-allocated",
+)
+"""The built-in placement policies (kubedra.scheduler.policies; a test keeps both equal)."""
+
+WRAP = 76
+"""Width of the policy list in help: 80 columns less click's epilog indent, and a margin."""
+
+_POLICY_SUMMARIES = (
+    ("first-fit", "Upstream's default profile, with devices taken in pool order (the default)."),
+    (
+        "best-fit",
+        "Fills the fullest node that fits (least cpu and devices left) and, inside it, "
+        "the device with the least capacity left.",
+    ),
+    ("spread", "Devices only: takes the device with the most capacity left (nodes as upstream)."),
+    ("random", "Picks a random feasible node and random fitting devices (seeded)."),
+    (
+        "dot-product",
+        "Tetris: the node whose free cpu and devices align least with the pod's request "
+        "(smallest dot product), best-fit devices.",
+    ),
+    (
+        "gpu-packing",
+        "Partly used devices first, then free devices on a used node, then an idle node: "
+        "keeps whole devices and idle nodes free.",
+    ),
+    (
+        "gpu-clustering",
+        "Puts pods with the same device request (count, share or whole) on the same "
+        "nodes, fuller nodes first.",
+    ),
+    (
+        "fgd",
+        "Fragmentation Gradient Descent: the node and devices where the workload's "
+        "expected unusable free device capacity grows least.",
+    ),
+    (
+        "most-allocated",
+        "Adds DRADeviceUtilization beside the default scores: prefers nodes with most "
+        "devices in use (packs).",
+    ),
+    (
+        "least-allocated",
+        "Adds DRADeviceUtilization beside the default scores: prefers nodes with most "
+        "devices free (spreads).",
+    ),
+)
+
+
+def _policy_help() -> str:
+    """The epilog, wrapped to fit 80 columns with click's indent of 2 (click keeps a \\b block
+    as written)."""
+    import textwrap
+
+    lines = textwrap.wrap(
+        "Placement policies (--policy NAME; opt-in, the default profile stays upstream's):", WRAP
+    )
+    for name, summary in _POLICY_SUMMARIES:
+        lines += textwrap.wrap(f"- {name}: {summary}", WRAP, subsequent_indent="  ")
+    lines += textwrap.wrap(
+        "--device-policy NAME takes only a policy's device choice, --node-score NAME only its "
+        "node score; see docs/guides/policies.md.",
+        WRAP,
+    )
+    return "\b\n" + "\n".join(lines)
+
+
+POLICY_HELP = _policy_help()
+"""The policies with what each optimises, for the epilog of commands taking --policy."""
+
+PlacementPolicy = Annotated[
+    str | None,
+    typer.Option(
+        "--policy",
+        help=f"Placement policy by name (opt-in): {', '.join(POLICY_NAMES)}, or one registered "
+        "in Python (see below and docs/guides/policies.md).",
+        show_default=False,
+    ),
+]
+DevicePolicy = Annotated[
+    str | None,
+    typer.Option(
+        "--device-policy",
+        help="Only the device choice of a policy: first-fit (upstream), best-fit, spread, ...",
+        show_default=False,
+    ),
+]
+NodeScore = Annotated[
+    str | None,
+    typer.Option(
+        "--node-score",
+        help="Only the node score of a policy: most-allocated, least-allocated, fgd, ...",
+        show_default=False,
+    ),
+]

@@ -14,12 +14,15 @@ from typing import Annotated, Any
 
 import typer
 
+from kubedra.cli import options
+
 EXIT_BAD_INPUT = 1
 
 plan_app = typer.Typer(
     name="plan",
     help="Capacity planning on a simulated cluster (capacity, utilization, nodes).",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help, as the app's (kubedra.cli.main)
 )
 
 
@@ -28,16 +31,25 @@ class Output(enum.StrEnum):
     JSON = "json"
 
 
+class UtilizationOutput(enum.StrEnum):
+    TEXT = "text"
+    JSON = "json"
+    YAML = "yaml"
+
+
 Paths = Annotated[
-    list[Path] | None, typer.Argument(help="Cluster manifests (files or directories); - for stdin.")
+    list[Path] | None,
+    typer.Argument(
+        help="Cluster manifests (files or directories); - for stdin.", metavar="PATH..."
+    ),
 ]
 Files = Annotated[
-    list[Path] | None, typer.Option("--filename", "-f", help="A manifest file (repeatable).")
+    list[Path] | None,
+    typer.Option("--filename", "-f", help="A manifest file (repeatable).", metavar="FILE"),
 ]
 Example = Annotated[str | None, typer.Option("--example", help="A built-in scenario.")]
-PolicyOpt = Annotated[
-    str, typer.Option("--device-policy", help="first-fit (upstream), best-fit or spread.")
-]
+PolicyOpt = options.DevicePolicy
+PlacementOpt = options.PlacementPolicy
 OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="text or json.")]
 
 
@@ -50,14 +62,16 @@ def _cluster(
     paths: list[Path] | None,
     files: list[Path] | None,
     example: str | None,
-    policy: str,
+    device_policy: str | None,
+    placement: str | None,
     run_for: float | None = None,
 ) -> Any:
-    from kubedra.planning.cluster import PlanInputError, load_objects, simulate
+    from kubedra.planning.cluster import PlanInputError, load_objects, scheduler_factory, simulate
 
     try:
+        scheduler_factory(device_policy, None, placement)  # unknown names before reading input
         objects = load_objects(paths or [], files or [], example)
-        return simulate(objects, device_policy=policy, run_for=run_for)
+        return simulate(objects, device_policy=device_policy, policy=placement, run_for=run_for)
     except (PlanInputError, ValueError) as error:
         raise _fail(str(error)) from None
 
@@ -68,7 +82,7 @@ def _gib(value: int) -> str:
     return quantity(value)
 
 
-@plan_app.command("capacity")
+@plan_app.command("capacity", epilog=options.POLICY_HELP)
 def capacity(
     pod_file: Annotated[Path, typer.Argument(help="The pod (with its claim templates) to add.")],
     paths: Paths = None,
@@ -78,7 +92,8 @@ def capacity(
         int | None,
         typer.Option("--count", min=1, help="Stop after N copies (default: until one waits)."),
     ] = None,
-    device_policy: PolicyOpt = "first-fit",
+    device_policy: PolicyOpt = None,
+    placement: PlacementOpt = None,
     output: OutputOpt = Output.TEXT,
     one_by_one: Annotated[
         bool,
@@ -93,7 +108,7 @@ def capacity(
         pod_objects = load_objects([pod_file])
     except PlanInputError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy)
+    sim = _cluster(paths, files, example, device_policy, placement)
     try:
         result = plan_capacity(sim, pod_objects, count, fast=not one_by_one)
     except PlanInputError as error:
@@ -124,28 +139,52 @@ def capacity(
         )
 
 
-@plan_app.command("utilization")
+@plan_app.command("utilization", epilog=options.POLICY_HELP)
 def utilization(
     paths: Paths = None,
     files: Files = None,
     example: Example = None,
-    device_policy: PolicyOpt = "first-fit",
-    output: OutputOpt = Output.TEXT,
+    device_policy: PolicyOpt = None,
+    placement: PlacementOpt = None,
+    output: Annotated[
+        UtilizationOutput, typer.Option("--output", "-o", help="text, json or yaml.")
+    ] = UtilizationOutput.TEXT,
     plot_file: Annotated[
         Path | None, typer.Option("--plot", help="Also draw bar charts to FILE.png or FILE.svg.")
     ] = None,
     pods: Annotated[
         list[Path] | None,
-        typer.Option("--pod", help="A pod shape (file) that fragmentation is judged by too."),
+        typer.Option(
+            "--pod", help="A pod shape (file) that fragmentation is judged by too.", metavar="FILE"
+        ),
+    ] = None,
+    partition_type_attribute: Annotated[
+        str | None,
+        typer.Option(
+            "--partition-type-attribute",
+            help="Group partitions by this string attribute where no slice of a pool names one "
+            "(a ResourcePoolStatusRequest's spec.defaultPartitionTypeAttribute).",
+        ),
     ] = None,
 ) -> None:
     """Devices, capacity and counters used and free per node, pool and device class.
 
     FRAG is the share of free capacity (or free devices) that neither a Pending pod nor a
-    --pod shape can use ("-" when there is neither)."""
+    --pod shape can use ("-" when there is neither). Pools also get what a
+    ResourcePoolStatusRequest would report for them (partition types allocatable/total; in
+    JSON and YAML the whole poolStatus)."""
+    from kubedra.api.validation.resource_common import validate_fully_qualified_name
+    from kubedra.cluster.poolstatus import cluster_pool_statuses
     from kubedra.planning.cluster import PlanInputError, load_objects
     from kubedra.planning.usage import pod_requests, usage, waiting_requests
-    from kubedra.planning.utilization import groups, plot, table
+    from kubedra.planning.utilization import attach_pool_status, groups, plot, table
+
+    if partition_type_attribute is not None:
+        problems = validate_fully_qualified_name(
+            partition_type_attribute, "--partition-type-attribute"
+        )
+        if problems:
+            raise _fail(str(problems[0]))
 
     if plot_file is not None and plot_file.suffix.lower() not in (".png", ".svg"):
         raise _fail(f"--plot {plot_file}: the file name must end in .png or .svg")
@@ -153,14 +192,19 @@ def utilization(
         shapes = [load_objects([p]) for p in pods or []]
     except PlanInputError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy)
+    sim = _cluster(paths, files, example, device_policy, placement)
     allocator = sim.scheduler.dra.ensure_allocator()
     requests = waiting_requests(sim, allocator)
     for shape in shapes:
         requests += pod_requests(allocator, shape, sim)
     rows = groups(usage(sim, requests))
-    if output is Output.JSON:
+    attach_pool_status(rows, cluster_pool_statuses(sim.store, partition_type_attribute or ""))
+    if output is UtilizationOutput.JSON:
         typer.echo(json.dumps([g.to_dict() for g in rows], indent=2))
+    elif output is UtilizationOutput.YAML:
+        import yaml
+
+        typer.echo(yaml.safe_dump([g.to_dict() for g in rows], sort_keys=False), nl=False)
     else:
         typer.echo(table(rows))
     if plot_file is not None:
@@ -171,7 +215,7 @@ def utilization(
         typer.echo(f"wrote {plot_file} ({bars} bars)", err=True)
 
 
-@plan_app.command("nodes")
+@plan_app.command("nodes", epilog=options.POLICY_HELP)
 def nodes(
     template: Annotated[
         Path, typer.Option("--template", help="A Node and its ResourceSlices (YAML).")
@@ -182,7 +226,8 @@ def nodes(
     max_nodes: Annotated[
         int, typer.Option("--max-nodes", min=1, help="Add at most N nodes.")
     ] = 100,
-    device_policy: PolicyOpt = "first-fit",
+    device_policy: PolicyOpt = None,
+    placement: PlacementOpt = None,
     output: OutputOpt = Output.TEXT,
 ) -> None:
     """The fewest template nodes to add so that the Pending pods fit, and who goes where."""
@@ -193,7 +238,7 @@ def nodes(
         template_objects = load_objects([template])
     except PlanInputError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy)
+    sim = _cluster(paths, files, example, device_policy, placement)
     try:
         result = plan_nodes(sim, template_objects, max_nodes)
     except PlanInputError as error:
@@ -209,13 +254,14 @@ def nodes(
         typer.echo(f"Still Pending ({why}): {', '.join(result.unplaceable)}")
 
 
-@plan_app.command("what-if")
+@plan_app.command("what-if", epilog=options.POLICY_HELP)
 def what_if(
     steps_file: Annotated[Path, typer.Argument(help="Steps (YAML): simulate's events + own.")],
     paths: Paths = None,
     files: Files = None,
     example: Example = None,
-    device_policy: PolicyOpt = "first-fit",
+    device_policy: PolicyOpt = None,
+    placement: PlacementOpt = None,
     output: OutputOpt = Output.TEXT,
 ) -> None:
     """Apply changes (nodes, slices, class selectors, taints, ...) and show what moves."""
@@ -228,7 +274,9 @@ def what_if(
         steps = whatif.load_steps(steps_file)
     except TimelineError as error:
         raise _fail(str(error)) from None
-    sim = _cluster(paths, files, example, device_policy, steps[0].after if steps else None)
+    sim = _cluster(
+        paths, files, example, device_policy, placement, steps[0].after if steps else None
+    )
     try:
         diffs = whatif.what_if(sim, steps)
     except (TimelineError, StoreError, PlanInputError) as error:

@@ -18,7 +18,7 @@ EXIT_BAD_INPUT = 2
 def _example(name: str) -> LoadResult | None:
     """A built-in scenario, loaded (``kubedra serve --example`` reads it too)."""
     from kubedra.api.io import load_text
-    from kubedra.cli.sim_input import example_text
+    from kubedra.cluster.examples import example_text
 
     text = example_text(name)
     return None if text is None else load_text(text, f"example {name}")
@@ -59,7 +59,7 @@ def serve_api(
     """
     from kubedra.apiserver import ApiServer, write_kubeconfig
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
-    from kubedra.cluster.simulation import Simulation
+    from kubedra.scheduler import new_simulation
 
     namespace = namespace or "default"
     fixed_start = options.start_time(start_time)
@@ -76,7 +76,7 @@ def serve_api(
     )
     read = gather_shown(flags, _err, EXIT_BAD_INPUT, require=False, prefix_errors=True)
     stop_if_unreadable(read, _err, EXIT_BAD_INPUT, [*read.skipped, *read.usage])
-    simulation = Simulation(
+    simulation = new_simulation(
         namespace=namespace,
         features=read.features,
         admission=read.admission,
@@ -91,6 +91,7 @@ def serve_api(
             port=port,
             release=read.gates.release,
             follow_wall_clock=fixed_start is None,
+            gate_enabled=read.gates.enabled,
         )
     except OSError as error:
         typer.echo(f"error: cannot listen on 127.0.0.1:{port}: {error.strerror}", err=True)

@@ -14,7 +14,9 @@ from kubedra.cli import options
 def serve(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(help="Manifest files or directories to start the cluster from."),
+        typer.Argument(
+            help="Manifest files or directories to start the cluster from.", metavar="PATH..."
+        ),
     ] = None,
     example: Annotated[
         str | None, typer.Option("--example", help="Start from a built-in scenario (gpu-demo).")
@@ -37,17 +39,16 @@ def serve(
     starts and moves it only as the simulation does (reproducible runs)."""
     from kubedra.apiserver import write_kubeconfig
     from kubedra.cli.serve_api_cmd import _example
-    from kubedra.cluster.simulation import Simulation
+    from kubedra.scheduler import new_simulation
     from kubedra.web import WebServer
 
     result = LoadResult()
     if example is not None:
         loaded = _example(example)
         if loaded is None:
-            from kubedra.cli.simulate_cmd import example_names
+            from kubedra.cluster.examples import UnknownExample
 
-            known = ", ".join(example_names())
-            typer.echo(f"error: no example named {example!r} (known: {known})", err=True)
+            typer.echo(f"error: {UnknownExample(example)}", err=True)
             raise typer.Exit(2)
         result = loaded
     if paths:
@@ -57,7 +58,7 @@ def serve(
     if result.errors:
         raise typer.Exit(2)
     fixed_start = options.start_time(start_time)
-    simulation = Simulation(namespace=namespace, start=fixed_start or options.wall_clock_now())
+    simulation = new_simulation(namespace=namespace, start=fixed_start or options.wall_clock_now())
     objects = result.objects
     problems = simulation.load([o.wire for o in objects], [o.location() for o in objects])
     for problem in problems:

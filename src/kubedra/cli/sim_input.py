@@ -10,33 +10,22 @@ with their maturity in the release that ``--kubernetes-version``/``--feature-gat
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from importlib import resources
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kubedra.cli import options
+from kubedra.cluster.examples import UnknownExample, example_names, example_text
+
+__all__ = ["InputFlags", "SimInput", "example_names", "example_text", "gather", "gather_shown"]
 
 if TYPE_CHECKING:
     from kubedra.allocator.features import Features
     from kubedra.api.io import LoadResult
     from kubedra.cluster.admission import AdmissionConfig
     from kubedra.features import FeatureGates
-
-
-def example_names() -> list[str]:
-    """The built-in scenarios (``--example NAME``)."""
-    folder = resources.files("kubedra.cluster") / "examples"
-    return sorted(
-        p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
-    )
-
-
-def example_text(name: str) -> str | None:
-    path = resources.files("kubedra.cluster") / "examples" / f"{name}.yaml"
-    return path.read_text() if path.is_file() else None
 
 
 @dataclass
@@ -85,17 +74,23 @@ class InputFlags:
     namespace: str | None = None
     kubernetes_version: str | None = None
     feature_gates: str | None = None
+    default_cluster: bool = False
+    """Read the cluster kubectl would use without flags ($KUBECONFIG, ~/.kube/config,
+    in-cluster): set when nothing else names the input."""
 
     @property
     def live(self) -> bool:
-        return self.kubeconfig is not None or self.context is not None
+        return self.kubeconfig is not None or self.context is not None or self.default_cluster
 
     @property
     def given(self) -> bool:
         return bool(self.paths or self.filenames or self.example is not None or self.live)
 
 
-NO_INPUT = "give manifests (PATH..., -f FILE|DIR|-), --example NAME or --kubeconfig/--context"
+NO_INPUT = (
+    "give manifests (PATH..., -f FILE|DIR|-), --example NAME or a cluster (--kubeconfig, "
+    "--context, $KUBECONFIG or ~/.kube/config)"
+)
 
 
 def gather(flags: InputFlags) -> SimInput:
@@ -115,8 +110,7 @@ def gather(flags: InputFlags) -> SimInput:
     if flags.example is not None:
         text = example_text(flags.example)
         if text is None:
-            known = ", ".join(example_names())
-            result.errors.append(f"error: no example named {flags.example!r} (known: {known})")
+            result.errors.append(f"error: {UnknownExample(flags.example)}")
             return result
         loaded.entries += load_text(text, f"example {flags.example}", **request).entries
     if flags.live:
@@ -143,12 +137,19 @@ def gather_shown(
 ) -> SimInput:
     """gather() for a command: each input error is shown through ``echo`` (with ``error: ``
     put in front where ``prefix_errors`` and it lacks one). No input at all, where ``require``,
-    exits with ``exit_code``; unreadable input exits only in ``stop_if_unreadable``, so that a
-    command can still name its other bad flags first.
+    reads the cluster kubectl would use, and exits with ``exit_code`` when there is none;
+    unreadable input exits only in ``stop_if_unreadable``, so that a command can still name
+    its other bad flags first.
     """
     if require and not flags.given:
-        echo(f"error: {NO_INPUT}")
-        raise typer.Exit(exit_code)
+        from kubedra.live import cluster_configured
+
+        # As kubectl: without flags, the cluster of $KUBECONFIG (or ~/.kube/config, or the
+        # pod's service account) is the input.
+        if not cluster_configured():
+            echo(f"error: {NO_INPUT}")
+            raise typer.Exit(exit_code)
+        flags = replace(flags, default_cluster=True)
     read = gather(flags)
     for error in read.errors:
         echo(f"error: {error}" if prefix_errors and not error.startswith("error: ") else error)

@@ -6,7 +6,6 @@ Exit status: 0 when every pod is placed, 2 when some pod stays Pending, 1 for ba
 
 from __future__ import annotations
 
-import enum
 import sys
 import time
 from pathlib import Path
@@ -14,10 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubedra.cli import options
+from kubedra.cli import options, sim_flags
 from kubedra.cli.options import Output
-from kubedra.cli.sim_input import example_names
-from kubedra.cli.sim_input import example_text as _example_text
+from kubedra.cli.sim_flags import GangMode, Policy, PreemptionMode
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -25,37 +23,12 @@ if TYPE_CHECKING:
     from kubedra.cli.sim_input import SimInput
     from kubedra.cluster.simulation import Simulation
 
-__all__ = ["_example_text", "example_names", "simulate"]  # kubedra.planning reads examples
-
 EXIT_PLACED = 0
 EXIT_BAD_INPUT = 1
 EXIT_PENDING = 2
 _PROGRESS_AFTER_S = 0.5
-
-
-class GangMode(enum.StrEnum):
-    UPSTREAM = "upstream"
-    BACKTRACK = "backtrack"
-
-
-class PreemptionMode(enum.StrEnum):
-    UPSTREAM = "upstream"
-    EXTENDED = "extended"
-
-
-PreemptionOption = Annotated[
-    PreemptionMode,
-    typer.Option(
-        "--preemption",
-        help="upstream (DefaultPreemption) or extended (victims chosen by re-running the "
-        "allocator; network-attached devices, partitions).",
-    ),
-]
-
-
-class Policy(enum.StrEnum):
-    DEFAULT = "default"
-    FIRST_FIT = "first-fit"
+DEFAULT_ROWS = 200
+"""Rows of the pod and claim tables in text output unless --limit says otherwise."""
 
 
 def simulate(
@@ -71,13 +44,8 @@ def simulate(
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
-    scheduler: Annotated[
-        Policy, typer.Option("--scheduler", help="default (kube-scheduler) or first-fit.")
-    ] = Policy.DEFAULT,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", help="Random pick among tied nodes and random names, seeded."),
-    ] = None,
+    scheduler: sim_flags.SchedulerOption = Policy.DEFAULT,
+    seed: sim_flags.SeedOption = None,
     events: Annotated[
         Path | None, typer.Option("--events", help="A timeline of later changes (YAML).")
     ] = None,
@@ -85,27 +53,23 @@ def simulate(
         Path | None,
         typer.Option("--what-if", help="Steps (YAML) to apply after it, each shown as a diff."),
     ] = None,
-    device_policy: Annotated[
-        str, typer.Option("--device-policy", help="first-fit (upstream), best-fit or spread.")
-    ] = "first-fit",
-    node_score: Annotated[
-        str | None,
-        typer.Option("--node-score", help="Opt-in DRA node score: most-allocated|least-allocated."),
-    ] = None,
-    gang: Annotated[
-        GangMode,
-        typer.Option("--gang", help="upstream (greedy, all-or-nothing) or backtrack (search)."),
-    ] = GangMode.UPSTREAM,
-    preemption: PreemptionOption = PreemptionMode.UPSTREAM,
-    preemption_sets: Annotated[
-        int,
+    placement: options.PlacementPolicy = None,
+    device_policy: options.DevicePolicy = None,
+    node_score: options.NodeScore = None,
+    gang: sim_flags.GangOption = GangMode.UPSTREAM,
+    preemption: sim_flags.PreemptionOption = PreemptionMode.UPSTREAM,
+    preemption_sets: sim_flags.PreemptionSetsOption = sim_flags.DEFAULT_PREEMPTION_SETS,
+    gang_steps: sim_flags.GangStepsOption = sim_flags.DEFAULT_GANG_STEPS,
+    limit: Annotated[
+        int | None,
         typer.Option(
-            "--preemption-sets", min=1, help="Victim sets --preemption extended tries per node."
+            "--limit",
+            min=0,
+            help=f"Rows of the pod and claim tables (0: all; default: {DEFAULT_ROWS} for -o "
+            "text, all for -o wide).",
+            show_default=False,
         ),
-    ] = 2000,
-    gang_steps: Annotated[
-        int, typer.Option("--gang-steps", min=1, help="Node choices --gang backtrack may try.")
-    ] = 10_000,
+    ] = None,
 ) -> None:
     """Simulate the scheduler, the ResourceClaim controller and the kubelets to a fixed point.
 
@@ -119,14 +83,16 @@ def simulate(
     may add objects. The DRA
     features the input uses are named with their maturity in --kubernetes-version.
 
+    The pod and claim tables stop after 200 rows (... and N more pods); --limit N changes
+    that, --limit 0 shows every row.
+
     Exits 0 when all pods are placed, 2 when some stay Pending, 1 for bad input.
     """
     from rich.console import Console
 
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
-    from kubedra.cluster.simulation import Simulation
+    from kubedra.cluster.steps import load_steps
     from kubedra.cluster.timeline import TimelineError
-    from kubedra.planning.steps import load_steps
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -160,27 +126,24 @@ def simulate(
         for line in read.skipped:
             err.print(line, markup=False)
 
-    from kubedra.planning.cluster import PlanInputError, scheduler_factory
+    from kubedra.planning.cluster import PlanInputError
 
-    try:
-        factory = scheduler_factory(device_policy, node_score)
-    except (ValueError, PlanInputError) as error:
-        err.print(f"error: {error}")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    sim = Simulation(
-        namespace=namespace or "default",
-        policy=scheduler.value,
-        seed=seed,
-        features=read.features,
-        scheduler_factory=factory,
-        admission=read.admission,
+    def fail(message: str) -> None:
+        err.print(f"error: {message}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+    scheduling = sim_flags.SchedulerFlags(
+        scheduler,
+        seed,
+        device_policy,
+        node_score,
+        gang,
+        preemption,
+        preemption_sets,
+        gang_steps,
+        placement,
     )
-    config = getattr(sim.scheduler, "config", None)
-    if config is not None:
-        config.gang = gang.value
-        config.gang_steps = gang_steps
-        config.preemption = preemption.value
-        config.preemption_sets = preemption_sets
+    sim = scheduling.simulation(namespace or "default", read.features, fail, read.admission)
     problems = sim.load(read.objects, read.sources)
     for problem in problems:
         err.print(f"{problem.message}\n  in {problem.source}", markup=False)
@@ -196,8 +159,9 @@ def simulate(
         first_until = sim.clock.now() + timedelta(seconds=every_step[0].after)
     _run_with_progress(sim, out, first_until)
     texty = output in (Output.TEXT, Output.WIDE)
+    rows = _rows(limit, wide=output is Output.WIDE)
     if texty:
-        _print_summary(sim, out, wide=output is Output.WIDE)
+        _print_summary(sim, out, output is Output.WIDE, rows)
         _print_input_notes(read, out)
     from kubedra.cluster.changes import describe
     from kubedra.cluster.clock import START
@@ -226,9 +190,9 @@ def simulate(
                 out.print(f"  (the clock moved on to t=+{moved:g}s)")
     if steps and texty:
         out.print("\n[bold]After the timeline[/]")
-        _print_summary(sim, out, wide=output is Output.WIDE)
+        _print_summary(sim, out, output is Output.WIDE, rows)
     if what_if_steps:
-        _what_if(sim, what_if_steps, out, err, texty, wide=output is Output.WIDE)
+        _what_if(sim, what_if_steps, out, err, texty, output is Output.WIDE, rows)
     if output is Output.YAML:
         from kubedra.api.io import dump_yaml
 
@@ -246,7 +210,13 @@ def simulate(
 
 
 def _what_if(
-    sim: Simulation, steps: list[Any], out: Console, err: Console, texty: bool, wide: bool
+    sim: Simulation,
+    steps: list[Any],
+    out: Console,
+    err: Console,
+    texty: bool,
+    wide: bool,
+    rows: int | None,
 ) -> None:
     """Apply the --what-if steps with plan what-if's engine and print its per-step diffs."""
     from kubedra.cluster.timeline import TimelineError
@@ -265,7 +235,7 @@ def _what_if(
     for line in report_lines(diffs):
         out.print(line, markup=False)
     out.print("\n[bold]After the what-if steps[/]")
-    _print_summary(sim, out, wide=wide)
+    _print_summary(sim, out, wide, rows)
 
 
 def _print_input_notes(read: SimInput, out: Console) -> None:
@@ -290,6 +260,7 @@ def _run_with_progress(sim: Simulation, out: Console, until: Any) -> None:
     if not sys.stderr.isatty():
         sim.run(until=until)
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     started = time.monotonic()
@@ -302,7 +273,11 @@ def _run_with_progress(sim: Simulation, out: Console, until: Any) -> None:
             if time.monotonic() - started < _PROGRESS_AFTER_S:
                 return
             progress = Progress(
-                TextColumn("scheduling"), BarColumn(), MofNCompleteColumn(), transient=True
+                TextColumn("scheduling"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=Console(stderr=True),  # standard output carries -o yaml|json
+                transient=True,
             )
             progress.start()
             state["progress"] = progress
@@ -337,10 +312,23 @@ def _reason(sim: Simulation, pod: dict[str, Any]) -> str:
     if decision is not None and getattr(decision, "result", None) == "WaitingForBinding":
         waiting = f"waiting in PreBind for the devices' binding conditions (node {decision.node})"
         return f"{waiting}; before: {message}" if message else waiting
-    return message or "waiting to be scheduled"
+    if message:
+        return message
+    # PreEnqueue keeps a pod whose claims are missing out of the queue, so no attempt wrote a
+    # condition; say what it waits for, as `kubedra explain pod` does.
+    dra = getattr(sim.scheduler, "dra", None)
+    gate = dra.pre_enqueue(pod) if dra is not None else None
+    return f"not scheduled yet: {gate}" if gate else "waiting to be scheduled"
 
 
-def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
+def _rows(limit: int | None, wide: bool) -> int | None:
+    """How many rows the tables show (None: all): --limit, else 200 (all with -o wide)."""
+    if limit is None:
+        return None if wide else DEFAULT_ROWS
+    return limit or None
+
+
+def _print_summary(sim: Simulation, out: Console, wide: bool, rows: int | None) -> None:
     from rich.table import Table
 
     from kubedra.cluster.podclaims import pod_claim_names
@@ -356,7 +344,7 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in ["POD", "NODE", "STATUS", "CLAIMS", *(["PRIORITY", "QOS"] if wide else [])]:
         table.add_column(column)
-    for pod in pods[:200] if not wide else pods:
+    for pod in pods[:rows]:
         meta, status = pod["metadata"], pod.get("status") or {}
         claims = ", ".join(name for name, _ in pod_claim_names(pod)) or "-"
         row = [
@@ -369,8 +357,8 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
             row += [str(pod["spec"].get("priority", 0)), status.get("qosClass", "")]
         table.add_row(*row)
     out.print(table)
-    if len(pods) > 200 and not wide:
-        out.print(f"... and {len(pods) - 200} more pods (-o wide shows all)")
+    if rows is not None and len(pods) > rows:
+        out.print(f"... and {len(pods) - rows} more pods (--limit 0 shows all)")
 
     claims_table = Table(box=None, header_style="bold", pad_edge=False, title_justify="left")
     matched = MatchedValues(sim.store)
@@ -403,14 +391,14 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
             ]
             if wide:
                 row.append(_node_selector(allocation))
-            if shown < 200 or wide:
+            if rows is None or shown < rows:
                 claims_table.add_row(*row)
             shown += 1
     if shown:
         out.print()
         out.print(claims_table)
-        if shown > 200 and not wide:
-            out.print(f"... and {shown - 200} more claim devices (-o wide shows all)")
+        if rows is not None and shown > rows:
+            out.print(f"... and {shown - rows} more claim devices (--limit 0 shows all)")
 
     for report in request_reports(sim.store):
         out.print()
@@ -419,6 +407,9 @@ def _print_summary(sim: Simulation, out: Console, wide: bool) -> None:
             f"[bold]Devices for {report.claim} request {report.request}[/] "
             f"(class {report.device_class}):",
         )
+        if report.problem:
+            out.print(f"  no devices: {report.problem}", markup=False)
+            continue
         out.print(f"  selector: {selectors}", markup=False)
         device_table = Table(box=None, header_style="bold", pad_edge=False)
         names = list(report.devices[0].values) if report.devices else []
@@ -458,4 +449,6 @@ def _node_selector(allocation: dict[str, Any]) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    app.command(name="simulate", context_settings=options.CONTEXT_SETTINGS)(simulate)
+    app.command(
+        name="simulate", context_settings=options.CONTEXT_SETTINGS, epilog=options.POLICY_HELP
+    )(simulate)

@@ -104,10 +104,11 @@ class ResourceClaimController:
             return
         if deleted:
             self._deleted_pods.add(meta["uid"])
-        if deleted or not self._needs_claims(pod):
+        if deleted or is_pod_done(pod):
+            # podNeedsClaims is false: its claims are only to be released (or deleted).
             for name, _ in pod_claim_names(pod):
                 self.queue.add(("claim", meta["namespace"], name))
-        if self._needs_work(pod):
+        if not deleted and self._needs_work(pod):
             self.queue.add(("pod", meta["namespace"], meta["name"]))
 
     def _on_claim(self, event: Event) -> None:
@@ -140,14 +141,11 @@ class ResourceClaimController:
         else:
             self._pod_claims.pop(key, None)
 
-    @staticmethod
-    def _needs_claims(pod: dict[str, Any]) -> bool:
-        if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-            return False
-        return not ("deletionTimestamp" in pod["metadata"] and not pod["spec"].get("nodeName"))
-
     def _needs_work(self, pod: dict[str, Any]) -> bool:
-        if "deletionTimestamp" in pod["metadata"]:
+        if "deletionTimestamp" in pod["metadata"] or is_pod_done(pod):
+            # A pod that is done will not run again: creating a claim for it (which its
+            # claim sync would delete at once, queueing the pod again) or reserving one
+            # for it would never end (issue 23; upstream kubernetes#141274 for reserving).
             return False
         namespace = pod["metadata"]["namespace"]
         for entry in pod["spec"].get("resourceClaims") or []:
@@ -197,8 +195,8 @@ class ResourceClaimController:
 
     def _sync_pod(self, namespace: str, name: str) -> None:
         pod = self.store.get("Pod", name, namespace)
-        if pod is None or "deletionTimestamp" in pod["metadata"]:
-            return
+        if pod is None or "deletionTimestamp" in pod["metadata"] or is_pod_done(pod):
+            return  # gone, going, or finished since it was queued: nothing to create
         key = ("pod", namespace, name)
         created: dict[str, str] = {}
         for entry in pod["spec"].get("resourceClaims") or []:

@@ -48,6 +48,12 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("Node", "v1", "nodes", False),
         KindInfo("ResourceSlice", _RESOURCE, "resourceslices", False),
         KindInfo("DeviceTaintRule", _RESOURCE, "devicetaintrules", False),
+        KindInfo(
+            "ResourcePoolStatusRequest",
+            "resource.k8s.io/v1alpha3",
+            "resourcepoolstatusrequests",
+            False,
+        ),
         KindInfo("ResourceClaimTemplate", _RESOURCE, "resourceclaimtemplates", True),
         KindInfo("ResourceClaim", _RESOURCE, "resourceclaims", True),
         KindInfo("Workload", V1BETA1, "workloads", True, (V1ALPHA2,)),

@@ -8,12 +8,21 @@ deletionTimestamp (a graceful deletion through the API) is stopped at once, as c
 that exit on SIGTERM: its containers terminate with exit code 0, the pod's phase becomes
 Succeeded (the kubelet makes a deleted pod terminal), and the kubelet then deletes it with no
 grace period. Nothing ever fails.
+
+It logs the DRA node operations it would call (``node_operations``): NodePrepareResources per
+claim and driver when a pod starts, NodeUnprepareResources when the last pod of the node
+using the claim is gone. With DRAOptionalNodeOperations on (KEP-5945, alpha in 1.37) the
+kubelet declares that node feature in ``status.declaredFeatures`` (so that the scheduler may
+allocate devices that skip node operations there) and skips an operation for a driver when
+every allocated device of that driver in the claim says so.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from kubedra.api import nodeops
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
 from kubedra.cluster.podclaims import (
@@ -27,22 +36,50 @@ from kubedra.cluster.workqueue import WorkQueue
 
 _READY_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
 
+OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"
+"""The node feature the kubelet declares with the gate on (KEP-5328 declared features)."""
+
+
+@dataclass(frozen=True)
+class NodeOperation:
+    """One DRA gRPC call the kubelet made (``skipped``: would have made, but skipped)."""
+
+    time: str
+    operation: str
+    node: str
+    claim: str
+    driver: str
+    skipped: bool
+
 
 class Kubelet:
     """Every node's kubelet at once."""
 
-    def __init__(self, store: Store, clock: SimClock) -> None:
+    def __init__(
+        self, store: Store, clock: SimClock, *, optional_node_operations: bool = False
+    ) -> None:
         self.store = store
         self.clock = clock
+        self.optional_node_operations = optional_node_operations
         self.queue: WorkQueue[tuple[str, str]] = WorkQueue()
         self._waiting: dict[str, set[tuple[str, str]]] = {}
+        self._undeclared: set[str] = set()
+        # Claims prepared on a node: (node, namespace/name) -> the claim as prepared.
+        self._prepared: dict[tuple[str, str], dict[str, Any]] = {}
+        self.node_operations: list[NodeOperation] = []
         store.subscribe(self._on_event)
 
     def _on_event(self, event: Event) -> None:
-        if event.type == "DELETED":
-            return
         obj = event.obj
         meta = obj["metadata"]
+        if event.type == "DELETED":
+            if event.kind == "Pod":
+                self._pod_gone(obj)
+            return
+        if event.kind == "Node" and self.optional_node_operations:
+            declared = (obj.get("status") or {}).get("declaredFeatures") or []
+            if OPTIONAL_NODE_OPERATIONS not in declared:
+                self._undeclared.add(meta["name"])
         if event.kind == "Pod":
             if _wants_start(obj) or _wants_stop(obj):
                 self.queue.add((meta["namespace"], meta["name"]))
@@ -51,8 +88,9 @@ class Kubelet:
                 self.queue.add(key)
 
     def sync(self) -> bool:
-        """Start every bound pod that can start, stop every deleted one; True when one did."""
-        changed = False
+        """Declare node features, start every bound pod that can start, stop every deleted
+        one; True on a change."""
+        changed = self._declare_features()
         while self.queue:
             key = self.queue.pop()
             assert key is not None
@@ -63,6 +101,7 @@ class Kubelet:
                 self._stop(pod)
                 changed = True
             elif _wants_start(pod) and self._claims_ready(pod):
+                self._prepare(pod)
                 self.store.update(pod | {"status": self._running_status(pod)})
                 changed = True
         return changed
@@ -104,6 +143,87 @@ class Kubelet:
             )
         status["containerStatuses"] = statuses
         return status
+
+    def register(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A Node as its kubelet registers it: with the features it declares (the others are
+        returned unchanged). Nodes created otherwise get them on the next ``sync``."""
+        if obj.get("kind") != "Node" or not self.optional_node_operations:
+            return obj
+        status = dict(obj.get("status") or {})
+        declared = list(status.get("declaredFeatures") or [])
+        if OPTIONAL_NODE_OPERATIONS in declared:
+            return obj
+        status["declaredFeatures"] = sorted([*declared, OPTIONAL_NODE_OPERATIONS])
+        return obj | {"status": status}
+
+    def _declare_features(self) -> bool:
+        changed = False
+        for name in sorted(self._undeclared):
+            node = self.store.get("Node", name)
+            if node is None:
+                continue
+            status = dict(node.get("status") or {})
+            declared = list(status.get("declaredFeatures") or [])
+            if OPTIONAL_NODE_OPERATIONS in declared:
+                continue
+            status["declaredFeatures"] = sorted([*declared, OPTIONAL_NODE_OPERATIONS])
+            self.store.update(node | {"status": status})
+            changed = True
+        self._undeclared.clear()
+        return changed
+
+    def _claims_of(self, pod: dict[str, Any]) -> list[dict[str, Any]]:
+        claims = []
+        namespace = pod["metadata"]["namespace"]
+        for entry in pod["spec"].get("resourceClaims") or []:
+            try:
+                ref = claim_name(pod, entry)
+            except (ClaimNotCreated, ValueError):
+                continue
+            claim = self.store.get("ResourceClaim", ref.name, namespace) if ref.name else None
+            if claim is not None:
+                claims.append(claim)
+        return claims
+
+    def _log(self, operation: str, node: str, claim: dict[str, Any]) -> None:
+        meta = claim["metadata"]
+        skipped = set(nodeops.skipped_drivers(claim, operation, self.optional_node_operations))
+        for driver in nodeops.claim_drivers(claim):
+            self.node_operations.append(
+                NodeOperation(
+                    self.clock.timestamp(),
+                    operation,
+                    node,
+                    f"{meta['namespace']}/{meta['name']}",
+                    driver,
+                    driver in skipped,
+                )
+            )
+
+    def _prepare(self, pod: dict[str, Any]) -> None:
+        node = pod["spec"]["nodeName"]
+        for claim in self._claims_of(pod):
+            meta = claim["metadata"]
+            key = (node, f"{meta['namespace']}/{meta['name']}")
+            if key not in self._prepared:
+                self._prepared[key] = claim
+                self._log(nodeops.PREPARE, node, claim)
+
+    def _pod_gone(self, pod: dict[str, Any]) -> None:
+        """Unprepare the claims no other pod of the node uses any more."""
+        node = (pod.get("spec") or {}).get("nodeName")
+        if not node:
+            return
+        still_used = {
+            f"{c['metadata']['namespace']}/{c['metadata']['name']}"
+            for other in self.store.list("Pod")
+            if other["spec"].get("nodeName") == node
+            and other["metadata"]["uid"] != pod["metadata"]["uid"]
+            for c in self._claims_of(other)
+        }
+        for key in [k for k in self._prepared if k[0] == node and k[1] not in still_used]:
+            # The claim as it was prepared: its allocation may be gone by now.
+            self._log(nodeops.UNPREPARE, node, self._prepared.pop(key))
 
     def _claims_ready(self, pod: dict[str, Any]) -> bool:
         namespace = pod["metadata"]["namespace"]

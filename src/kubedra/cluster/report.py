@@ -44,6 +44,8 @@ class RequestReport:
     device_class: str
     selectors: list[str]
     devices: list[DeviceRow] = field(default_factory=list)
+    problem: str = ""
+    """Why no device can match at all (the class does not exist); ``devices`` is then empty."""
 
 
 def referenced_fields(expressions: list[str]) -> list[tuple[str, str, str]]:
@@ -102,7 +104,15 @@ def request_reports(store: Store, max_devices: int = 20) -> list[RequestReport]:
             if exactly is None:
                 continue
             class_name = exactly.get("deviceClassName", "")
-            device_class = store.get("DeviceClass", class_name) or {}
+            device_class = store.get("DeviceClass", class_name)
+            if device_class is None:
+                # No class, no candidates: the allocator fails the request before any device
+                # is looked at, so listing every device as a match would mislead.
+                problem = f"device class {class_name} does not exist"
+                reports.append(
+                    RequestReport(claim_key, request["name"], class_name, [], [], problem)
+                )
+                continue
             class_exprs = [
                 (s.get("cel") or {}).get("expression", "")
                 for s in (device_class.get("spec") or {}).get("selectors") or []

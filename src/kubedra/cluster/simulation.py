@@ -20,6 +20,7 @@ from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
 from kubedra.cluster.kinds import CREATION_ORDER, KINDS
 from kubedra.cluster.kubelet import Kubelet
+from kubedra.cluster.poolstatus import PoolStatusController
 from kubedra.cluster.store import Store, StoreError, key_of
 from kubedra.cluster.tainteviction import DeviceTaintEvictionController
 
@@ -42,16 +43,11 @@ class SchedulerLike(Protocol):
 
 
 SchedulerFactory = Callable[[Store, SimClock, Features, str, int | None], SchedulerLike]
+"""Builds the scheduler from the simulation's store, clock, features, policy and seed.
 
-
-def default_scheduler(
-    store: Store, clock: SimClock, features: Features, policy: str, seed: int | None
-) -> SchedulerLike:
-    """kubedra.scheduler's Scheduler with the given policy."""
-    from kubedra.scheduler import Scheduler, SchedulerConfig
-
-    config = SchedulerConfig(features=features, policy=policy, seed=seed)  # type: ignore[arg-type]
-    return Scheduler(store, clock, config)
+The cluster layer does not choose a scheduler: whoever runs the loop passes one
+(``kubedra.scheduler.scheduler_factory()``), so this package never imports the layer above.
+"""
 
 
 @dataclass(frozen=True)
@@ -78,11 +74,11 @@ class Simulation:
     def __init__(
         self,
         *,
+        scheduler_factory: SchedulerFactory,
         namespace: str = "default",
         policy: str = "default",
         seed: int | None = None,
         features: Features | None = None,
-        scheduler_factory: SchedulerFactory | None = None,
         admission: AdmissionConfig | None = None,
         start: datetime | None = None,
     ) -> None:
@@ -98,9 +94,13 @@ class Simulation:
         )
         self.claim_controller = ResourceClaimController(self.store)
         self.taint_controller = DeviceTaintEvictionController(self.store, self.clock)
-        self.kubelet = Kubelet(self.store, self.clock)
-        factory = scheduler_factory or default_scheduler
-        self.scheduler = factory(self.store, self.clock, self.features, policy, seed)
+        self.kubelet = Kubelet(
+            self.store,
+            self.clock,
+            optional_node_operations=self.features.optional_node_operations,
+        )
+        self.pool_status_controller = PoolStatusController(self.store, self.clock)
+        self.scheduler = scheduler_factory(self.store, self.clock, self.features, policy, seed)
         self.cycles = 0
 
     # --- loading ---------------------------------------------------------------------------
@@ -134,7 +134,9 @@ class Simulation:
             old_uid = (obj.get("metadata") or {}).get("uid")
             try:
                 # An export (it has a uid) passed admission in its cluster: restored as it is.
-                created = self.store.create(_for_create(obj, uid_map), admit=not old_uid)
+                created = self.store.create(
+                    self.kubelet.register(_for_create(obj, uid_map)), admit=not old_uid
+                )
             except StoreError as error:
                 problems.append(CreateProblem(key_of(obj), where[i], error.message))
                 continue
@@ -145,7 +147,9 @@ class Simulation:
     # --- running ---------------------------------------------------------------------------
 
     def settle(self, on_cycle: Callable[[], None] | None = None) -> None:
-        """Run controllers, scheduler and kubelets until none of them has work."""
+        """Run controllers, scheduler and kubelets until none of them has work (at most
+        MAX_CYCLES scheduling cycles per call)."""
+        limit = self.cycles + MAX_CYCLES
         while True:
             progressed = self.claim_controller.sync()
             progressed = self.taint_controller.sync() or progressed
@@ -156,7 +160,11 @@ class Simulation:
                 if on_cycle is not None:
                     on_cycle()
             progressed = self.kubelet.sync() or progressed
-            if not progressed or self.cycles >= MAX_CYCLES:
+            if not progressed:
+                # Pool status requests are answered once the rest has settled: a snapshot of
+                # the cluster after the scheduling that the last change set off.
+                progressed = self.pool_status_controller.sync()
+            if not progressed or self.cycles >= limit:
                 return
 
     def run(

@@ -41,8 +41,11 @@ Action = Callable[[Any], None]
 """Takes the Simulation (typed Any to keep this module free of the loop)."""
 
 ACTIONS = ("create", "delete", "taint", "untaint", "cordon", "uncordon", "condition", "wait")
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
-_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
+_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+MAX_DURATION_SECONDS = (2**63 - 1) / 1e9
+"""Go's ``time.Duration`` (int64 nanoseconds) ends at about 292 years; so do durations here,
+which keeps every later clock computation finite."""
 
 
 class TimelineError(ValueError):
@@ -58,17 +61,25 @@ class Step:
 
 
 def parse_duration(value: Any, where: str) -> float:
+    """Seconds from a number or a duration (``90s``, ``5m``, ``2h``, ``1d``, ``250ms``); a
+    negative, infinite, NaN or too long one is a TimelineError naming ``where``."""
     if isinstance(value, bool):
         raise TimelineError(f"{where}: not a duration: {value!r}")
-    if isinstance(value, int | float):
-        seconds = float(value)
+    if isinstance(value, int):
+        seconds = float(value) if abs(value) < 10**300 else float("inf")  # float() overflows
+    elif isinstance(value, float):
+        seconds = value
     else:
         match = _DURATION.match(str(value))
         if match is None:
-            raise TimelineError(f"{where}: not a duration (like 30, 90s, 5m, 1h): {value!r}")
+            raise TimelineError(f"{where}: not a duration (like 30, 90s, 5m, 1h, 1d): {value!r}")
         seconds = float(match.group(1)) * _UNIT[match.group(2)]
+    if seconds != seconds:  # NaN
+        raise TimelineError(f"{where}: not a duration: {value!r}")
     if seconds < 0:
         raise TimelineError(f"{where}: must not be negative")
+    if seconds > MAX_DURATION_SECONDS:
+        raise TimelineError(f"{where}: longer than the longest duration (about 292 years)")
     return seconds
 
 
@@ -107,10 +118,13 @@ def parse_step(index: int, raw: Any, where: str) -> Step:
         raise TimelineError(f"{where}: needs exactly one of {', '.join(ACTIONS)}")
     after = parse_duration(raw.get("after", 0), f"{where}.after")
     name = actions[0]
-    value = raw[name]
-    builder = _BUILDERS[name]
-    description, action = builder(value, f"{where}.{name}")
+    description, action = build_action(name, raw[name], f"{where}.{name}")
     return Step(index, description, after, action)
+
+
+def build_action(name: str, value: Any, where: str) -> tuple[str, Action]:
+    """The description and the action of one timeline action ``name`` (one of ACTIONS)."""
+    return _BUILDERS[name](value, where)
 
 
 def _create(value: Any, where: str) -> tuple[str, Action]:
@@ -132,7 +146,7 @@ def _create(value: Any, where: str) -> tuple[str, Action]:
 
     def run(sim: Any) -> None:
         for obj in objects:
-            sim.store.create(obj)
+            sim.store.create(sim.kubelet.register(obj))
 
     return f"create {names}", run
 

@@ -22,6 +22,7 @@ conformance_app = typer.Typer(
     name="conformance",
     help="Evaluate DRA conformance cases (allocate, schedule, cel) and compare with expected.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help, as kubedra.cli.main's app
 )
 
 # Bad input surfaces as one of these (CaseError and the allocator's errors are ValueErrors).
@@ -127,7 +128,10 @@ def _count(case: Mapping[str, Any]) -> int:
 
 @conformance_app.command("run")
 def run_command(
-    paths: Annotated[list[Path], typer.Argument(help="Case files or directories of case files.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Case files or directories of case files.", metavar="PATH..."),
+    ],
 ) -> None:
     """Evaluate every case, print each failure with a diff, and end with 'N passed, M failed'."""
     passed = failed = 0

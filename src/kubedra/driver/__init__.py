@@ -25,6 +25,7 @@ _EXPORTS = {
     "AllocatedDevice": "types",
     "ClaimRef": "types",
     "DeviceHealth": "types",
+    "DeviceMetadata": "types",
     "OpaqueConfig": "types",
     "PrepareClaim": "types",
     "PreparedDevice": "types",
@@ -60,6 +61,10 @@ _EXPORTS = {
     "ContainerEdits": "cdi",
     "load_spec_file": "cdi",
     "qualified_name": "cdi",
+    # device metadata for workloads (KEP-5304)
+    "MetadataError": "metadata",
+    "container_path": "metadata",
+    "read_device_metadata": "metadata",
     # quantities of bytes
     "binary_quantity": "units",
     "parse_bytes": "units",
@@ -77,11 +82,13 @@ __all__ = [
     "ContainerEdits",
     "DetachedStore",
     "DeviceHealth",
+    "DeviceMetadata",
     "Driver",
     "DriverHandle",
     "DriverStopped",
     "ErrorHook",
     "KubernetesStore",
+    "MetadataError",
     "OpaqueConfig",
     "Pool",
     "PoolError",
@@ -93,6 +100,7 @@ __all__ = [
     "SliceContent",
     "StoreError",
     "binary_quantity",
+    "container_path",
     "load_spec_file",
     "main",
     "open_store",
@@ -100,6 +108,7 @@ __all__ = [
     "parser",
     "plugin_paths",
     "qualified_name",
+    "read_device_metadata",
     "run",
     "split_pool",
     "start",
@@ -116,6 +125,7 @@ if TYPE_CHECKING:
         qualified_name,
     )
     from kubedra.driver.driver_api import Driver
+    from kubedra.driver.metadata import MetadataError, container_path, read_device_metadata
     from kubedra.driver.publisher import ErrorHook, Pool, PoolError, PublishError
     from kubedra.driver.runner import (
         DriverHandle,
@@ -135,6 +145,7 @@ if TYPE_CHECKING:
         AllocatedDevice,
         ClaimRef,
         DeviceHealth,
+        DeviceMetadata,
         OpaqueConfig,
         PrepareClaim,
         PreparedDevice,

@@ -28,6 +28,10 @@ class Driver:
     """The CDI class of the specs the kit writes; the vendor is ``k8s.<name>``."""
     cdi_dir: Path = DEFAULT_CDI_DIR
     """Where the kit writes CDI specs (``start(cdi_dir=...)`` sets it)."""
+    device_metadata: tuple[str, ...] = ()
+    """The device metadata API versions the kit writes for each prepared request (KEP-5304),
+    newest first, e.g. ``("v1beta1", "v1alpha1")``; empty: no device metadata. ``v1beta1``
+    is required (``start(device_metadata=...)`` sets it)."""
 
     # --- preparing -----------------------------------------------------------------------
 

@@ -9,7 +9,10 @@ Contract kept here, whatever the driver does:
 - calls are serialized (an in-process lock, plus a file lock when rolling updates let two
   driver instances share the plugin directory);
 - prepared claims are checkpointed, so a repeated prepare is answered from the checkpoint
-  without preparing twice, and unprepare works from the UID alone.
+  without preparing twice, and unprepare works from the UID alone;
+- with device metadata enabled (KEP-5304), each prepared request gets its metadata file and
+  CDI spec and its first device the metadata CDI ID; a failed write is logged and the claim is
+  prepared without metadata, as upstream's helper does; unprepare removes them again.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import filelock
@@ -34,6 +38,7 @@ from kubedra.driver.claims import (
 )
 from kubedra.driver.driver_api import DRADriver
 from kubedra.driver.files import remove_stale_temp_files
+from kubedra.driver.metadata import MetadataError, MetadataWriter
 from kubedra.driver.types import ClaimRef, PrepareClaim, PreparedDevice, PrepareResult
 
 log = logging.getLogger(__name__)
@@ -53,11 +58,14 @@ class PluginHelper:
         plugin_data_dir: Path,
         *,
         file_lock: bool = False,
+        metadata: MetadataWriter | None = None,
     ) -> None:
         self.driver = driver
         self.driver_name = driver_name
         self.claims = claims
         self.plugin_data_dir = plugin_data_dir
+        self.metadata = metadata
+        """Writes the device metadata files; None: device metadata is not enabled."""
         self.checkpoint = cp.Checkpoint(plugin_data_dir / CHECKPOINT_FILE)
         self._mutex = threading.Lock()
         self._file_lock = filelock.FileLock(plugin_data_dir / LOCK_FILE) if file_lock else None
@@ -109,7 +117,9 @@ class PluginHelper:
                 entry = entries.get(claim.ref.uid)
                 if entry is not None and entry.state == cp.STATE_COMPLETED:
                     names = [d.device for d in entry.devices]
-                    if self._still_prepared(claim, names):
+                    if self._still_prepared(claim, names) and self._metadata_present(
+                        claim.ref, entry.devices
+                    ):
                         answers[claim.ref.uid] = PrepareResult(devices=entry.devices)
                         continue
                 todo.append(claim)
@@ -136,6 +146,42 @@ class PluginHelper:
         except Exception:  # when in doubt, prepare again (prepare is idempotent)
             log.exception("driver still_prepared failed for claim %s", claim.ref)
             return False
+
+    def _metadata_present(self, ref: ClaimRef, devices: Sequence[PreparedDevice]) -> bool:
+        if self.metadata is None:
+            return True
+        return self.metadata.specs_present(ref, (i for d in devices for i in d.cdi_device_ids))
+
+    def _with_metadata(
+        self, claim: PrepareClaim, returned: PrepareResult, checked: PrepareResult
+    ) -> PrepareResult:
+        """Write the claim's device metadata from what the driver returned (request names
+        with their subrequests) and add each request's metadata CDI ID to its first device."""
+        if self.metadata is None or checked.error:
+            return checked
+        try:
+            ids = self.metadata.write_claim(claim, returned.devices)
+        except (MetadataError, OSError) as error:
+            log.error("failed to write device metadata for claim %s: %s", claim.ref, error)
+            return checked
+        devices = []
+        for device in checked.devices:
+            extra = [ids.pop(r) for r in device.requests if r in ids]
+            devices.append(replace(device, cdi_device_ids=(*device.cdi_device_ids, *extra)))
+        return PrepareResult(devices=tuple(devices))
+
+    def update_request_metadata(
+        self, ref: ClaimRef, request: str, devices: Sequence[PreparedDevice]
+    ) -> int:
+        """Rewrite the metadata file of one request of a prepared claim with ``devices`` (now
+        with their metadata) one generation later; returns the new generation. For drivers
+        that learn device details after preparing, e.g. network data once CNI has run."""
+        if self.metadata is None:
+            raise MetadataError("device metadata is not enabled")
+        problems = ref_problems(ref)
+        if problems:
+            raise MetadataError(_bad_ref(ref, problems))
+        return self.metadata.update_request(ref, request, devices)
 
     def _store(self, entries: dict[str, cp.CheckpointEntry]) -> str:
         """Store the checkpoint; the problem as an answer for the claims concerned, or ""."""
@@ -168,7 +214,9 @@ class PluginHelper:
             elif isinstance(outcome, Exception):
                 results[claim.ref.uid] = PrepareResult(error=str(outcome) or repr(outcome))
             else:
-                results[claim.ref.uid] = _checked(outcome, claim)
+                results[claim.ref.uid] = self._with_metadata(
+                    claim, outcome, _checked(outcome, claim)
+                )
         return results
 
     def unprepare(self, refs: Sequence[ClaimRef]) -> dict[str, str]:
@@ -185,6 +233,7 @@ class PluginHelper:
             return answers
         with self.serialized():
             answers.update(self._call_unprepare(distinct))
+            self._remove_metadata(distinct, answers)
             try:
                 entries = self.checkpoint.load()
             except cp.CheckpointError as error:
@@ -196,6 +245,18 @@ class PluginHelper:
             for uid in removed if problem else ():
                 answers[uid] = problem
         return answers
+
+    def _remove_metadata(self, refs: list[ClaimRef], answers: dict[str, str]) -> None:
+        """Remove the device metadata of the claims the driver unprepared."""
+        if self.metadata is None:
+            return
+        for ref in refs:
+            if answers.get(ref.uid):
+                continue
+            try:
+                self.metadata.remove_claim(ref)
+            except OSError as error:
+                answers[ref.uid] = f"clean up device metadata: {error}"
 
     def _call_unprepare(self, refs: list[ClaimRef]) -> dict[str, str]:
         try:

@@ -11,7 +11,13 @@ It does what the kubelet's DRA manager does, and reports every contract violatio
   IDs that exist in valid spec files of the CDI directory;
 - unprepares claims once no running pod on the node needs them (even if the claim is gone),
   also after a restart: with a state file, the claims it prepared are remembered between runs,
-  as the kubelet checkpoints its DRA manager's claim cache.
+  as the kubelet checkpoints its DRA manager's claim cache;
+- with DRAOptionalNodeOperations (KEP-5945) on, skips NodePrepareResources or
+  NodeUnprepareResources for a driver when every allocated device of that driver in the claim
+  skips it (``skipNodeOperations`` copied from the ResourceSlice into the allocation result);
+- reads the device metadata (KEP-5304) that the CDI devices mount into containers: the mount
+  must land where the protocol puts it and the host file must hold a known version; the
+  report shows what a container would read.
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ from typing import Any
 
 import grpc
 
+from kubedra.api import nodeops
 from kubedra.api.validation.resource_common import validate_driver_name
-from kubedra.driver.cdi import CDIError, index_devices, parse_qualified_name
+from kubedra.driver import metadata as devmeta
+from kubedra.driver.cdi import CDIError, index_devices, load_spec_file, parse_qualified_name
 from kubedra.driver.claims import base_request
 from kubedra.driver.kubelet_state import PreparedClaim, StateError, load_state, save_state
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2 as health_v1_pb2
@@ -139,10 +147,13 @@ class KubeletSim:
         *,
         call_timeout: float = 10.0,
         state_file: Path | None = None,
+        optional_node_operations: bool = False,
     ) -> None:
         """``state_file`` keeps the prepared claims between runs (read here, rewritten on every
         change; :class:`kubedra.driver.kubelet_state.StateError` when it is unusable)."""
         self.node_name = node_name
+        # The kubelet's DRAOptionalNodeOperations gate (KEP-5945).
+        self.optional_node_operations = optional_node_operations
         self.registry_dir = registry_dir
         self.store = store
         self.cdi_dir = cdi_dir
@@ -317,14 +328,28 @@ class KubeletSim:
         return needed
 
     def sync_pods(self) -> None:
+        # Skipped operations (below) change the record too: compare with it as it was first.
+        before = {uid: claim.to_json() for uid, claim in self.prepared.items()}
         needed = self._needed_claims()
         todo: dict[str, list[tuple[ClaimRef, dict[str, Any]]]] = {}
+        enabled = self.optional_node_operations
         for ref, claim in needed.values():
-            results = claim["status"]["allocation"].get("devices", {}).get("results") or []
-            done = self.prepared[ref.uid].drivers if ref.uid in self.prepared else set()
-            for driver in sorted({str(r.get("driver")) for r in results} - done):
+            prepared = self.prepared.get(ref.uid)
+            if prepared is None:
+                prepared = PreparedClaim(ref, set())
+                prepared.skip_unprepare = set(
+                    nodeops.skipped_drivers(claim, nodeops.UNPREPARE, enabled)
+                )
+            skipped = set(nodeops.skipped_drivers(claim, nodeops.PREPARE, enabled))
+            done = prepared.drivers | prepared.skipped_prepare
+            for driver in sorted(set(nodeops.claim_drivers(claim)) - done):
+                if driver in skipped:
+                    prepared.skipped_prepare.add(driver)
+                    self.prepared[ref.uid] = prepared
+                    continue
                 todo.setdefault(driver, []).append((ref, claim))
-        before = {uid: claim.to_json() for uid, claim in self.prepared.items()}
+            if prepared.skipped_prepare or prepared.skip_unprepare:
+                self.prepared.setdefault(ref.uid, prepared)
         try:
             for driver, claims in todo.items():
                 self._prepare(driver, claims)
@@ -384,9 +409,20 @@ class KubeletSim:
                 self.failures[str(ref)] = entry.error
                 continue
             ids = self._check_devices(driver, ref, claim, entry.devices, cdi_index)
-            self.prepared.setdefault(ref.uid, PreparedClaim(ref, set()))
+            mounts = self._read_metadata(driver, ref, claim, ids, cdi_index)
+            if ref.uid not in self.prepared:
+                self.prepared[ref.uid] = PreparedClaim(
+                    ref,
+                    set(),
+                    skip_unprepare=set(
+                        nodeops.skipped_drivers(
+                            claim, nodeops.UNPREPARE, self.optional_node_operations
+                        )
+                    ),
+                )
             self.prepared[ref.uid].drivers.add(driver)
             self.prepared[ref.uid].cdi_device_ids.extend(ids)
+            self.prepared[ref.uid].device_metadata.extend(mounts)
 
     def _check_uids(self, driver: str, method: str, asked: list[str], response: Any) -> None:
         answered = set(response.claims.keys())
@@ -437,10 +473,62 @@ class KubeletSim:
                 ids.append(device_id)
         return ids
 
+    def _read_metadata(
+        self,
+        driver: str,
+        ref: ClaimRef,
+        claim: dict[str, Any],
+        device_ids: list[str],
+        cdi_index: dict[str, Path],
+    ) -> list[dict[str, Any]]:
+        """The device metadata mounts among the CDI devices: where the container sees the
+        file and its first object of a known version; a mount off the protocol's path or an
+        unreadable file is a violation."""
+        subject = f"{driver} claim {ref}"
+        annotations = (claim.get("metadata") or {}).get("annotations") or {}
+        pod_claim = str(annotations.get(devmeta.POD_CLAIM_NAME_ANNOTATION) or "")
+        found = []
+        for device_id in device_ids:
+            path = cdi_index.get(device_id)
+            if path is None:
+                continue
+            name = device_id.partition("=")[2]
+            try:
+                spec = load_spec_file(path)
+            except CDIError:
+                continue  # changed since it was indexed; the next round sees it again
+            device: dict[str, Any] = next(
+                (d for d in spec.get("devices") or [] if d.get("name") == name), {}
+            )
+            for mount in (device.get("containerEdits") or {}).get("mounts") or []:
+                target = str(mount.get("containerPath") or "")
+                if not target.startswith(devmeta.CONTAINER_DIR + "/"):
+                    continue
+                request = target.split("/")[-2]
+                expected = devmeta.container_path(driver, request, ref.name, pod_claim)
+                if target != expected:
+                    self.violate(
+                        "device-metadata",
+                        subject,
+                        f"{device_id} mounts at {target}, not {expected}",
+                    )
+                host = str(mount.get("hostPath") or "")
+                try:
+                    content = devmeta.read_device_metadata(host)
+                except devmeta.MetadataError as error:
+                    self.violate("device-metadata", subject, str(error))
+                    continue
+                found.append(
+                    {"cdiDeviceID": device_id, "containerPath": target, "content": content}
+                )
+        return found
+
     def _unprepare(self, prepared: PreparedClaim) -> None:
         ref = prepared.ref
         done = True
-        for driver in sorted(prepared.drivers):
+        for driver in sorted(
+            (prepared.drivers | prepared.skipped_prepare) - prepared.skip_unprepare
+        ):
             plugin = self.plugins.get(driver)
             if plugin is None:
                 done = False
@@ -535,7 +623,28 @@ class KubeletSim:
                 for name, p in self.plugins.items()
             },
             "prepared": {
-                uid: {"claim": str(p.ref), "cdiDeviceIDs": p.cdi_device_ids}
+                uid: {
+                    "claim": str(p.ref),
+                    "cdiDeviceIDs": p.cdi_device_ids,
+                    **({"deviceMetadata": p.device_metadata} if p.device_metadata else {}),
+                    **(
+                        {
+                            "skippedNodeOperations": {
+                                driver: [
+                                    op
+                                    for op, skipped in (
+                                        (nodeops.PREPARE, p.skipped_prepare),
+                                        (nodeops.UNPREPARE, p.skip_unprepare),
+                                    )
+                                    if driver in skipped
+                                ]
+                                for driver in sorted(p.skipped_prepare | p.skip_unprepare)
+                            }
+                        }
+                        if p.skipped_prepare or p.skip_unprepare
+                        else {}
+                    ),
+                }
                 for uid, p in self.prepared.items()
             },
             "violations": [v.to_json() for v in self.violations],

@@ -31,14 +31,29 @@ class PreparedClaim:
     ref: ClaimRef
     drivers: set[str]
     cdi_device_ids: list[str] = field(default_factory=list)
+    # Drivers whose NodePrepareResources (NodeUnprepareResources) was skipped (KEP-5945):
+    # kept across restarts, since the unprepare after one must skip the same drivers.
+    skipped_prepare: set[str] = field(default_factory=set)
+    skip_unprepare: set[str] = field(default_factory=set)
+    # What containers would read: one entry per device metadata mount (KEP-5304).
+    device_metadata: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The record's entry; the KEP-5945/5304 keys only when set, so that a record
+        written before them reads the same."""
+        out: dict[str, Any] = {
             "namespace": self.ref.namespace,
             "name": self.ref.name,
             "drivers": sorted(self.drivers),
             "cdiDeviceIDs": list(self.cdi_device_ids),
         }
+        if self.skipped_prepare:
+            out["skippedPrepare"] = sorted(self.skipped_prepare)
+        if self.skip_unprepare:
+            out["skipUnprepare"] = sorted(self.skip_unprepare)
+        if self.device_metadata:
+            out["deviceMetadata"] = list(self.device_metadata)
+        return out
 
 
 def default_state_file(registry_dir: Path, node_name: str) -> Path:
@@ -73,7 +88,17 @@ def load_state(path: Path, node_name: str) -> dict[str, PreparedClaim]:
             ref = ClaimRef(str(entry["namespace"]), str(entry["name"]), str(uid))
             drivers = {str(d) for d in entry["drivers"]}
             ids = [str(i) for i in entry.get("cdiDeviceIDs") or []]
-            claims[str(uid)] = PreparedClaim(ref, drivers, ids)
+            metadata = entry.get("deviceMetadata") or []
+            if not all(isinstance(m, dict) for m in metadata):
+                raise ValueError(f"claim {uid}: deviceMetadata must be a list of objects")
+            claims[str(uid)] = PreparedClaim(
+                ref,
+                drivers,
+                ids,
+                skipped_prepare={str(d) for d in entry.get("skippedPrepare") or []},
+                skip_unprepare={str(d) for d in entry.get("skipUnprepare") or []},
+                device_metadata=list(metadata),
+            )
         return claims
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise StateError(

@@ -24,12 +24,19 @@ from typing import Any
 from kubedra.api.naming import is_dns1123_subdomain
 from kubedra.driver.driver_api import Driver
 from kubedra.driver.helper import PluginHelper
+from kubedra.driver.metadata import MetadataWriter, check_versions
 from kubedra.driver.paths import DEFAULT_CDI_DIR, KUBELET_PLUGINS_DIR, KUBELET_REGISTRY_DIR
 from kubedra.driver.publisher import ErrorHook, Pool, ResourceSlicePublisher, log_error
 from kubedra.driver.server import PluginPaths, PluginServer
 from kubedra.driver.sockets import deprecated_plugins_dir, plugin_paths
 from kubedra.driver.store import ClusterStore, DetachedStore, StoreError, open_store
-from kubedra.driver.types import ClaimRef, DeviceHealth, PrepareClaim, PrepareResult
+from kubedra.driver.types import (
+    ClaimRef,
+    DeviceHealth,
+    PrepareClaim,
+    PreparedDevice,
+    PrepareResult,
+)
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +121,20 @@ class DriverHandle:
         self._done = threading.Event()  # and is over: sockets gone, publisher ended
         self._published = False
         served = _Reporting(driver, self.report)
-        helper = PluginHelper(served, driver.name, store, paths.data_dir, file_lock=rolling_update)
-        self.server = PluginServer(helper, paths)
+        metadata = (
+            MetadataWriter(driver.name, paths.data_dir, driver.cdi_dir, driver.device_metadata)
+            if driver.device_metadata
+            else None
+        )
+        self.helper = PluginHelper(
+            served,
+            driver.name,
+            store,
+            paths.data_dir,
+            file_lock=rolling_update,
+            metadata=metadata,
+        )
+        self.server = PluginServer(self.helper, paths)
         self._watch_registration()
         self.publisher = ResourceSlicePublisher(
             store, driver.name, node_name, resync_interval=resync_interval, on_error=self.report
@@ -169,6 +188,18 @@ class DriverHandle:
             if not self._published and not self._stopped.is_set():
                 self._published = True
                 self.publisher.start()
+
+    # --- device metadata ---------------------------------------------------------------------
+
+    def update_request_metadata(
+        self, claim: ClaimRef, request: str, devices: Sequence[PreparedDevice]
+    ) -> int:
+        """Rewrite the device metadata of one request of a prepared claim (``request`` may
+        name the subrequest the allocation chose) with ``devices``, now carrying their
+        ``metadata``; the generation goes up by one and is returned. For details only known
+        after preparing (network data after CNI). Raises ``MetadataError`` (a ``ValueError``)
+        when device metadata is off or the request was not prepared."""
+        return self.helper.update_request_metadata(claim, request, devices)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -224,6 +255,7 @@ def start(
     resync_interval: float = 5.0,
     on_error: ErrorHook | None = None,
     plugins_dir: Path | None = None,
+    device_metadata: Sequence[str] | None = None,
 ) -> DriverHandle:
     """Serve ``driver`` on this node and publish ``pools``; returns at once.
 
@@ -231,6 +263,8 @@ def start(
     select (none: serve the sockets, publish nothing). ``rolling_update_uid`` is the pod UID
     (the downward API's ``metadata.uid``): with it, two instances serve side by side (the UID
     in the socket names, calls serialized through a file lock), as upstream's helper does.
+    ``device_metadata`` (the API versions, ``v1beta1`` first) turns on device metadata for
+    workloads (KEP-5304); it defaults to ``driver.device_metadata``.
     Bad input raises ``ValueError`` (``PoolError`` for pools) or ``StoreError`` before anything
     is served or published. ``plugins_dir`` is the deprecated name of ``plugin_dir`` (the
     ``--plugin-dir`` option's name).
@@ -241,6 +275,10 @@ def start(
         raise TypeError(f"{type(driver).__name__} implements neither prepare nor prepare_claim")
     if cdi_dir is not None:
         driver.cdi_dir = Path(cdi_dir)
+    if device_metadata is not None:
+        driver.device_metadata = check_versions(device_metadata)
+    elif driver.device_metadata:
+        driver.device_metadata = check_versions(driver.device_metadata)
     if store is None:
         store = open_store(cluster_dir, kubeconfig, in_cluster, allow_detached=True)
     paths = plugin_paths(driver.name, Path(registry_dir), Path(plugin_dir), rolling_update_uid)

@@ -32,6 +32,17 @@ class OpaqueConfig:
 
 
 @dataclass(frozen=True)
+class DeviceMetadata:
+    """What a workload gets to read about one prepared device (KEP-5304), when the driver
+    enables device metadata: attributes in the ResourceSlice's form (``{"model": {"string":
+    "X"}}``; unqualified names belong to the driver's domain) and, for network devices, the
+    ``networkData`` (``interfaceName``, ``ips``, ``hardwareAddress``)."""
+
+    attributes: Mapping[str, Mapping[str, Any]] | None = None
+    network_data: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class AllocatedDevice:
     """One allocation result of the claim that belongs to this driver.
 
@@ -59,11 +70,13 @@ class AllocatedDevice:
         *,
         env: Mapping[str, str] | None = None,
         edits: ContainerEdits | None = None,
+        metadata: DeviceMetadata | None = None,
     ) -> PreparedDevice:
         """The common answer for this device: its pool, name and request, with CDI device IDs.
 
         With ``env`` (or ``edits``), the kit writes the claim's CDI spec itself (one per claim,
-        removed again by the default ``unprepare``) and adds the device's CDI ID.
+        removed again by the default ``unprepare``) and adds the device's CDI ID. ``metadata``
+        goes into the request's device metadata file when the driver enables device metadata.
         """
         if env:
             base = edits or ContainerEdits()
@@ -76,6 +89,7 @@ class AllocatedDevice:
             cdi_device_ids=tuple(cdi_device_ids),
             share_id=self.share_id,
             edits=edits,
+            metadata=metadata,
         )
 
 
@@ -99,6 +113,8 @@ class PreparedDevice:
     share_id: str | None = None
     # Container edits the kit turns into a CDI device of the claim's spec (not checkpointed).
     edits: ContainerEdits | None = field(default=None, compare=False, repr=False)
+    # What the request's device metadata file says about the device (not checkpointed).
+    metadata: DeviceMetadata | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

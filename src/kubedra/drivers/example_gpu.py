@@ -5,7 +5,9 @@ partitionable mode each GPU also offers ``--partitions`` equal partitions that s
 memory through a counter set (MIG-like). Preparing a claim writes one CDI spec per claim whose
 devices inject environment variables describing the device and its sharing configuration,
 taken from the opaque ``GpuConfig`` that applies (TimeSlicing with an interval, or
-SpacePartitioning with a partition count).
+SpacePartitioning with a partition count). With ``device_metadata`` (``--device-metadata``)
+the kit also writes device metadata for workloads (KEP-5304): each prepared device with the
+attributes it publishes, in v1beta1 and v1alpha1.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from kubedra.driver import (
     ClaimRef,
     ContainerEdits,
     DeviceHealth,
+    DeviceMetadata,
     Driver,
     Pool,
     PrepareClaim,
@@ -131,9 +134,11 @@ class ExampleGpuDriver(Driver):
         driver_version: str = "1.0.0",
         partitions: int = 0,
         health_interval: float = 10.0,
+        device_metadata: Sequence[str] = (),
     ) -> None:
         self.node_name = node_name
         self.cdi_dir = cdi_dir
+        self.device_metadata = tuple(device_metadata)
         self.partitions = partitions
         self.health_interval = health_interval
         size = parse_bytes(memory)
@@ -269,6 +274,8 @@ class ExampleGpuDriver(Driver):
                     device=allocated.device,
                     requests=(allocated.request,),
                     cdi_device_ids=(qualified_name(CDI_VENDOR, CDI_CLASS, cdi_name),),
+                    # Workloads read what the slice publishes (used only with device metadata).
+                    metadata=DeviceMetadata(attributes=device["attributes"]),
                 )
             )
         if cdi_devices:

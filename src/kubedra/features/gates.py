@@ -93,6 +93,9 @@ GATES: dict[str, tuple[GateSpec, ...]] = {
         GateSpec("1.36", True, GA),
         GateSpec("1.37", True, GA, locked=True),
     ),
+    # KEP-5677: the resource.k8s.io/v1alpha3 ResourcePoolStatusRequest API (second alpha in
+    # 1.37); website feature-gates/DRAResourcePoolStatus.md: alpha, off, from 1.36.
+    "DRAResourcePoolStatus": (GateSpec("1.36", False, A),),
     "DRAResourceClaimDeviceStatus": (
         GateSpec("1.32", False, A),
         GateSpec("1.33", True, B),

@@ -23,6 +23,7 @@ _SUBJECTS = {
     "ResourceSlice": "slice",
     "DeviceClass": "device class",
     "DeviceTaintRule": "device taint rule",
+    "ResourcePoolStatusRequest": "pool status request",
     "Pod": "pod",
 }
 
@@ -106,6 +107,10 @@ def _slice_gates(spec: dict[str, Any]) -> Iterator[str]:
                 yield "DRAListTypeAttributes"
 
 
+API_GATES = frozenset({"DRAResourcePoolStatus"})
+"""Gates that enable a whole API kind rather than fields of one."""
+
+
 IMPLICIT_EXTENDED_PREFIX = "deviceclass.resource.kubernetes.io/"
 """Every DeviceClass is also an extended resource of this name plus the class name."""
 
@@ -134,6 +139,10 @@ def gates_used(obj: dict[str, Any], extended_names: frozenset[str] = frozenset()
         found = ["DRADeviceTaintRules"]
     elif kind == "PodGroup" and spec.get("resourceClaims"):
         found = ["DRAWorkloadResourceClaims"]  # dropped on create while the gate is off
+    elif kind == "ResourcePoolStatusRequest":
+        found = ["DRAResourcePoolStatus"]
+        if spec.get("defaultPartitionTypeAttribute"):
+            found.append("DRAPartitionableDevicesType")
     uses = [BASELINE] if kind in _SUBJECTS and kind != "Pod" else []
     pod_spec = _pod_spec(obj)
     if pod_spec is not None:
@@ -244,10 +253,14 @@ def feature_warnings(
                 "the apiserver drops its fields and the scheduler ignores them"
             )
         elif not gates.enabled(gate):
+            effect = (
+                "the apiserver does not serve the kind"
+                if gate in API_GATES
+                else "the apiserver drops its fields and the scheduler ignores them"
+            )
             warnings.append(
                 f"{who} {relies} on {gate}, which is off in {release} ({spec.stage.value}): "
-                f"the apiserver drops its fields and the scheduler ignores them; "
-                f"enable it with --feature-gates={gate}=true"
+                f"{effect}; enable it with --feature-gates={gate}=true"
             )
         elif spec.stage is Stage.ALPHA:
             warnings.append(

@@ -1,6 +1,6 @@
 """Reading a live cluster, read-only, through the official ``kubernetes`` client."""
 
-from kubedra.live.connect import LiveError, connect
+from kubedra.live.connect import LiveError, cluster_configured, connect, default_kubeconfig
 from kubedra.live.reader import KINDS, ClusterReader, LiveKind, Snapshot, read_cluster
 
 __all__ = [
@@ -9,6 +9,8 @@ __all__ = [
     "LiveError",
     "LiveKind",
     "Snapshot",
+    "cluster_configured",
     "connect",
+    "default_kubeconfig",
     "read_cluster",
 ]

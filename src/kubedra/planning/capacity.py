@@ -12,18 +12,16 @@ per device class and pool, with their free capacity.
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubedra.cluster.podcopy import copy_of
 from kubedra.cluster.simulation import Simulation
 from kubedra.planning import fastfit
 from kubedra.planning.cluster import PlanInputError
 from kubedra.planning.usage import requests_of, usage
-
-SERVER_FIELDS = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 
 
 @dataclass
@@ -105,20 +103,6 @@ def split_pod(objects: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[
     if len(pods) != 1:
         raise PlanInputError(f"the pod file must hold exactly one Pod, found {len(pods)}")
     return pods[0], [o for o in objects if o.get("kind") != "Pod"]
-
-
-def copy_of(pod: Mapping[str, Any], name: str) -> dict[str, Any]:
-    """A fresh, unbound copy of ``pod`` named ``name``."""
-    out = copy.deepcopy(dict(pod))
-    meta = {k: v for k, v in (out.get("metadata") or {}).items() if k not in SERVER_FIELDS}
-    meta.pop("generateName", None)
-    meta["name"] = name
-    out["metadata"] = meta
-    out.pop("status", None)
-    spec = dict(out.get("spec") or {})
-    spec.pop("nodeName", None)
-    out["spec"] = spec
-    return out
 
 
 def _pod_status(sim: Simulation, name: str, namespace: str) -> tuple[str | None, str | None]:

@@ -7,11 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from kubedra.allocator.features import Features
-from kubedra.allocator.policy import NODE_SCORES, check_policy
-from kubedra.cluster.clock import SimClock
-from kubedra.cluster.simulation import SchedulerFactory, SchedulerLike, Simulation
-from kubedra.cluster.store import Store
+from kubedra.cluster.simulation import SchedulerFactory, Simulation
+from kubedra.scheduler.policies import REGISTRY, Policy, Workload
 
 
 class PlanInputError(Exception):
@@ -19,30 +16,27 @@ class PlanInputError(Exception):
 
 
 def scheduler_factory(
-    device_policy: str = "first-fit", node_score: str | None = None
+    device_policy: str | None = None,
+    node_score: str | None = None,
+    policy: str | Policy | None = None,
+    workload: Workload | None = None,
 ) -> SchedulerFactory:
-    """A Simulation scheduler factory with an opt-in device policy and DRA node score."""
-    check_policy(device_policy)
-    if node_score is not None and node_score not in NODE_SCORES:
-        raise PlanInputError(
-            f"unknown node score {node_score!r}: use one of {', '.join(NODE_SCORES)}"
-        )
+    """A Simulation scheduler factory with an opt-in placement policy (a registered name or a
+    Policy, with the task shapes it plans for), or only its device choice or node score;
+    unknown names raise PolicyError (a ValueError) naming the known ones."""
+    REGISTRY.resolve(policy, device_policy, node_score)
 
-    def factory(
-        store: Store, clock: SimClock, features: Features, policy: str, seed: int | None
-    ) -> SchedulerLike:
-        from kubedra.scheduler import Scheduler, SchedulerConfig
+    from kubedra.scheduler import SchedulerConfig
+    from kubedra.scheduler import scheduler_factory as build
 
-        config = SchedulerConfig(
-            features=features,
-            policy=policy,  # type: ignore[arg-type]
-            seed=seed,
+    return build(
+        SchedulerConfig(
             device_policy=device_policy,
             node_score=node_score,
+            placement=policy,
+            workload=workload,
         )
-        return Scheduler(store, clock, config)
-
-    return factory
+    )
 
 
 def load_objects(
@@ -50,16 +44,16 @@ def load_objects(
 ) -> list[dict[str, Any]]:
     """The wire objects of the manifests (paths, ``-f`` files, a built-in example)."""
     from kubedra.api.io import LoadedObject, load_paths, load_text
-    from kubedra.cli.simulate_cmd import _example_text, example_names
+    from kubedra.cluster.examples import UnknownExample, example_text
 
     sources = [*paths, *files]
     if example is None and not sources:
         raise PlanInputError("give manifests (PATH..., -f FILE, -) or --example NAME")
     entries: list[Any] = []
     if example is not None:
-        text = _example_text(example)
+        text = example_text(example)
         if text is None:
-            raise PlanInputError(f"no example {example!r}; built-in: {', '.join(example_names())}")
+            raise PlanInputError(str(UnknownExample(example)))
         entries += load_text(text, f"example {example}").entries
     if sources:
         entries += load_paths(list(sources)).entries
@@ -72,8 +66,10 @@ def load_objects(
 def simulate(
     objects: Sequence[dict[str, Any]],
     *,
-    device_policy: str = "first-fit",
+    device_policy: str | None = None,
     node_score: str | None = None,
+    policy: str | Policy | None = None,
+    workload: Workload | None = None,
     namespace: str = "default",
     seed: int | None = None,
     run_for: float | None = None,
@@ -83,7 +79,7 @@ def simulate(
     sim = Simulation(
         namespace=namespace,
         seed=seed,
-        scheduler_factory=scheduler_factory(device_policy, node_score),
+        scheduler_factory=scheduler_factory(device_policy, node_score, policy, workload),
     )
     problems = sim.load(list(objects))
     if problems:

@@ -9,10 +9,10 @@ or at ``max_nodes``.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubedra.cluster.nodetemplate import TemplateError, instantiate, split_template
 from kubedra.cluster.simulation import Simulation
 from kubedra.planning.cluster import PlanInputError
 
@@ -34,45 +34,6 @@ class NodesResult:
         }
 
 
-def split_template(objects: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    nodes = [o for o in objects if o.get("kind") == "Node"]
-    others = [o for o in objects if o.get("kind") != "Node"]
-    if len(nodes) != 1:
-        raise PlanInputError(f"the template must hold exactly one Node, found {len(nodes)}")
-    wrong = [str(o.get("kind")) for o in others if o.get("kind") != "ResourceSlice"]
-    if wrong:
-        raise PlanInputError(
-            f"the template may hold only a Node and ResourceSlices, not {wrong[0]}"
-        )
-    return nodes[0], others
-
-
-def instantiate(
-    node: dict[str, Any], slices: list[dict[str, Any]], name: str
-) -> list[dict[str, Any]]:
-    """The template's node and slices for a new node ``name``."""
-    old = str((node.get("metadata") or {}).get("name") or "")
-    new_node = copy.deepcopy(node)
-    meta = new_node.setdefault("metadata", {})
-    meta["name"] = name
-    labels = meta.get("labels")
-    if isinstance(labels, dict) and "kubernetes.io/hostname" in labels:
-        labels["kubernetes.io/hostname"] = name
-    out = [new_node]
-    for s in slices:
-        new = copy.deepcopy(s)
-        smeta = new.setdefault("metadata", {})
-        smeta["name"] = f"{name}-{smeta.get('name') or 'slice'}"
-        spec = new.setdefault("spec", {})
-        if spec.get("nodeName") == old:
-            spec["nodeName"] = name
-        pool = spec.get("pool") or {}
-        pool_name = str(pool.get("name") or "")
-        pool["name"] = name if pool_name == old else f"{name}-{pool_name}"
-        out.append(new)
-    return out
-
-
 def _pending(sim: Simulation) -> list[str]:
     return [
         f"{p['metadata'].get('namespace')}/{p['metadata']['name']}"
@@ -86,7 +47,10 @@ def plan_nodes(
     sim: Simulation, template: list[dict[str, Any]], max_nodes: int = 100
 ) -> NodesResult:
     """Add template nodes to ``sim`` (already run) until its Pending pods fit."""
-    node, slices = split_template(template)
+    try:
+        node, slices = split_template(template)
+    except TemplateError as error:
+        raise PlanInputError(str(error)) from None
     base = str((node.get("metadata") or {}).get("name") or "node")
     taken = {n["metadata"]["name"] for n in sim.store.list("Node")}
     result = NodesResult()

@@ -133,7 +133,7 @@ def mixed_sizes(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Write a generated scenario as YAML (used by the README's planning examples)."""
+    """Write a generated scenario as YAML (the examples of docs/guides/plan.md use it)."""
     import argparse
 
     import yaml

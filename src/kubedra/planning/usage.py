@@ -138,7 +138,9 @@ def _can_use(allocator: Allocator, data: RequestData, device: DeviceInfo, shared
         return False
     if not device.capacity:
         return True
-    consumption = static_consumption(device, data.capacity)
+    consumption = static_consumption(
+        device, data.capacity, allocator.features.fractional_capacity_range
+    )
     if consumption is None:
         return False
     for name, amount, _ in consumption:

@@ -26,6 +26,10 @@ class Group:
     capacity_used: dict[str, int] = field(default_factory=dict)
     stranded: dict[str, int] = field(default_factory=dict)
     counters: list[dict[str, Any]] = field(default_factory=list)
+    pool_status: dict[str, Any] | None = None
+    """For a pool: what a ResourcePoolStatusRequest reports for it (KEP-5677), without the
+    identifying fields: device counts, ``partitionSummary``, ``shareableSummary``,
+    ``validationError`` (kubedra.cluster.poolstatus)."""
 
     @property
     def free(self) -> int:
@@ -71,6 +75,7 @@ class Group:
             },
             "counters": self.counters,
             "fragmentation": None if (f := self.fragmentation()) is None else round(f, 4),
+            **({"poolStatus": self.pool_status} if self.pool_status is not None else {}),
         }
 
 
@@ -102,9 +107,37 @@ def groups(use: Usage) -> list[Group]:
     return sorted(found.values(), key=lambda g: (order[g.scope], g.name))
 
 
+_IDENTITY = ("driver", "poolName")
+
+
+def attach_pool_status(rows: list[Group], statuses: list[dict[str, Any]]) -> None:
+    """Give each pool group the status a ResourcePoolStatusRequest reports for it."""
+    by_pool = {f"{s['driver']}/{s['poolName']}": s for s in statuses}
+    for group in rows:
+        status = by_pool.get(group.name) if group.scope == "pool" else None
+        if status is not None:
+            group.pool_status = {k: v for k, v in status.items() if k not in _IDENTITY}
+
+
+def partitions_text(status: dict[str, Any] | None) -> str:
+    """``Full 0/1, Half 1/2`` (allocatable/total per partition type), or ``-``."""
+    entries = (status or {}).get("partitionSummary") or []
+    return ", ".join(f"{e['type']} {e['allocatable']}/{e['total']}" for e in entries) or "-"
+
+
 def table(rows: list[Group]) -> str:
     """A plain text table, one line per group."""
-    header = ["SCOPE", "NAME", "DEVICES", "USED", "FREE", "CAPACITY USED/FREE", "COUNTERS", "FRAG"]
+    header = [
+        "SCOPE",
+        "NAME",
+        "DEVICES",
+        "USED",
+        "FREE",
+        "CAPACITY USED/FREE",
+        "COUNTERS",
+        "PARTITIONS ALLOCATABLE/TOTAL",
+        "FRAG",
+    ]
     lines = [header]
     for g in rows:
         caps = ", ".join(
@@ -123,6 +156,7 @@ def table(rows: list[Group]) -> str:
                 str(g.free),
                 caps or "-",
                 counters or "-",
+                partitions_text(g.pool_status),
                 "-" if (f := g.fragmentation()) is None else f"{f:.2f}",
             ]
         )

@@ -1,7 +1,7 @@
 """What-if: what each change does, as a diff of the state (``kubedra plan what-if`` and
 ``kubedra simulate --what-if``).
 
-The steps are read by :mod:`kubedra.planning.steps`. After each step the control plane runs
+The steps are read by :mod:`kubedra.cluster.steps`. After each step the control plane runs
 (to a fixed point, or until the next step is due) and the diff against the state before lists
 the pods that moved, were placed, were evicted (gone) or became Pending, and the claims whose
 allocation changed.
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubedra.cluster.simulation import Simulation
+from kubedra.cluster.steps import OWN, load_steps, parse_steps
 from kubedra.cluster.store import StoreError
 from kubedra.cluster.timeline import Step, TimelineError
-from kubedra.planning.steps import OWN, load_steps, parse_steps
 
 __all__ = ["OWN", "Diff", "diff", "load_steps", "parse_steps", "report_lines", "what_if"]
 

@@ -192,6 +192,22 @@ def split_pdb_violations(
     return violating, fine
 
 
+def _resolvable(status: Status | None, devices: bool) -> bool:
+    """Whether preemption may help a node that ``status`` rejected; with ``devices``
+    (KEP-5690's gate on, or extended preemption) "cannot allocate all claims" may be resolved
+    by preempting pods whose claims hold node-local devices."""
+    if status is None:
+        return False
+    if status.code == UNSCHEDULABLE:
+        return True
+    return (
+        devices
+        and status.code == UNSCHEDULABLE_AND_UNRESOLVABLE
+        and status.plugin == P.DYNAMIC_RESOURCES
+        and ERR_CANNOT_ALLOCATE in status.reasons
+    )
+
+
 class DefaultPreemption:
     """The PostFilter plugin, with the claim nominations it keeps between cycles."""
 
@@ -271,7 +287,8 @@ class DefaultPreemption:
             )
         if self._terminating_on_nominated(cycle, statuses):
             return Outcome(f"preemption: {NOT_ELIGIBLE_TERMINATING}")
-        potential = [n for n in nodes if self._resolvable(statuses.get(n.name))]
+        wide = self.dra_enabled or self.extended
+        potential = [n for n in nodes if _resolvable(statuses.get(n.name), wide)]
         num_candidates = min(
             max(len(nodes) * MIN_CANDIDATE_NODES_PERCENTAGE // 100, MIN_CANDIDATE_NODES_ABSOLUTE),
             len(nodes),
@@ -353,20 +370,6 @@ class DefaultPreemption:
             self.reports[cycle.key] = search.report
         self._prepare(cycle, best)
         return Outcome("", best.node.name, tuple(v.key for v in best.victims))
-
-    def _resolvable(self, status: Status | None) -> bool:
-        if status is None:
-            return False
-        if status.code == UNSCHEDULABLE:
-            return True
-        # KEP-5690: with the gate on, "cannot allocate all claims" may be resolved by
-        # preempting pods whose claims hold node-local devices.
-        return (
-            (self.dra_enabled or self.extended)
-            and status.code == UNSCHEDULABLE_AND_UNRESOLVABLE
-            and status.plugin == P.DYNAMIC_RESOURCES
-            and ERR_CANNOT_ALLOCATE in status.reasons
-        )
 
     def _terminating_on_nominated(self, cycle: PodCycle, statuses: Mapping[str, Status]) -> bool:
         name = str((cycle.pod.get("status") or {}).get("nominatedNodeName") or "")

@@ -21,6 +21,7 @@ from kubedra.allocator.engine import Allocator, Outcome
 from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
 from kubedra.allocator.nodeselect import NodeSelectorError, selector_matches
+from kubedra.allocator.policy import DeviceKey
 from kubedra.cluster.clock import SimClock, parse_time
 from kubedra.cluster.podgroupclaims import group_claim_ref, owned_by_group, reserved_for_group
 from kubedra.cluster.store import DELETE_PROTECTION_FINALIZER, Store
@@ -138,10 +139,11 @@ class DynamicResources:
         self.epoch = 0
         """Bumped whenever the allocator is rebuilt (cached Filter results become stale)."""
         self.check_classes = True
-        self.device_policy = "first-fit"
-        """Which valid devices the allocator picks (kubedra.allocator.policy)."""
         """PreFilter's DeviceClass check; off for the first-fit policy, where the allocator
         reports a missing class as an error (FirstFitScheduler's semantics)."""
+        self.device_policy: str | DeviceKey = "first-fit"
+        """Which valid devices the allocator picks: a name or a placement policy's device
+        ranking (kubedra.allocator.policy)."""
 
     # --- the state it follows ---------------------------------------------------------------
 
@@ -501,10 +503,9 @@ class DynamicResources:
                 return outcome
         self.allocate_calls += 1
         outcome = allocator.allocate(node.info, prepared)
-        reusable = outcome.allocations is None or not any(
-            r.get("shareID") for a in outcome.allocations for r in _results(a)
-        )
-        if reusable and (outcome.error is None or outcome.node_local):
+        # Allocations of shares are kept too: their shareIDs stay unique, because taking an
+        # allocation (Reserve) changes the node's pools, which drops it from the memo.
+        if outcome.error is None or outcome.node_local:
             pools = allocator.inventory.node_view(node.info).pool_keys
             memo[node.info.key] = (state.clock, outcome, pools)
         return outcome

@@ -23,6 +23,8 @@ class Evaluation:
     raws: tuple[int, ...]
     allocations: list[dict[str, Any]] | None
     pools: tuple[tuple[str, str], ...]
+    policy: float = 0.0
+    """The placement policy's score, when it replaces the default ones (else 0)."""
 
 
 class ShapeTable:

@@ -125,10 +125,10 @@ class GangPlanner:
         ]
         return options, ""
 
-    def _totals(self, cycle: PodCycle, feasible: list[NodeState]) -> list[int]:
+    def _totals(self, cycle: PodCycle, feasible: list[NodeState]) -> list[float]:
         s = self.scheduler
         evals = [s._evaluate(cycle, node, None) for node in feasible]
-        per_plugin = s.score_nodes(cycle, evals)
+        per_plugin = s.score_nodes(cycle, evals, feasible)
         return [sum(col[i] for col in per_plugin.values()) for i in range(len(feasible))]
 
     # --- assuming -------------------------------------------------------------------------------

@@ -78,7 +78,10 @@ class NodeState:
         spec = obj.get("spec") or {}
         self.name = str(meta.get("name") or "")
         self.labels: dict[str, str] = dict(meta.get("labels") or {})
-        self.info = NodeInfo(self.name, self.labels)
+        # status.declaredFeatures (KEP-5328) decides where devices that skip node operations
+        # may be allocated (KEP-5945).
+        declared = (obj.get("status") or {}).get("declaredFeatures") or ()
+        self.info = NodeInfo(self.name, self.labels, frozenset(str(f) for f in declared))
         self.taints: list[dict[str, Any]] = list(spec.get("taints") or [])
         self.unschedulable = bool(spec.get("unschedulable"))
         self.allocatable = q.resource_list((obj.get("status") or {}).get("allocatable"))

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
-from kubedra.allocator.policy import device_utilization, node_score
 from kubedra.cluster.clock import START, SimClock
 from kubedra.cluster.events import Event
 from kubedra.cluster.kinds import CREATION_ORDER
@@ -41,6 +40,15 @@ from kubedra.scheduler.extendedpreemption import DEFAULT_VICTIM_SETS
 from kubedra.scheduler.gang import DEFAULT_STEP_LIMIT, GangScheduling
 from kubedra.scheduler.messages import NO_NODES, fit_error
 from kubedra.scheduler.nodeinfo import NodeList, NodeState, PodEntry
+from kubedra.scheduler.policies import (
+    REGISTRY,
+    NodeScorer,
+    NodeView,
+    PodView,
+    Policy,
+    PolicyContext,
+    Workload,
+)
 from kubedra.scheduler.queue import QueuedPod, SchedulingQueue
 from kubedra.scheduler.resources import CPU, MEMORY, QuantityCache, Resources, pod_requests
 from kubedra.scheduler.status import (
@@ -51,6 +59,8 @@ from kubedra.scheduler.status import (
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 SCHEDULER_NAME = "default-scheduler"
+MAX_SHAPE_TABLES = 64
+"""Pod shapes whose cached evaluations are kept (the least recently used go first)."""
 KEEP_SCORES = 3
 """How many of the best-scored nodes a Decision keeps the per-plugin scores of (upstream's
 numberOfHighestScoredNodesToReport), plus the chosen one."""
@@ -73,14 +83,33 @@ class SchedulerConfig:
     """DefaultPreemption as upstream, or kubedra's allocator-driven victim search (opt-in)."""
     preemption_sets: int = DEFAULT_VICTIM_SETS
     """Victim sets ``preemption: extended`` tries per candidate node."""
-    device_policy: str = "first-fit"
-    """Which valid devices the allocator picks (kubedra.allocator.policy); opt-in."""
+    placement: str | Policy | None = None
+    """An opt-in placement policy (kubedra.scheduler.policies): a registered name or a
+    Policy; None keeps the default profile."""
+    workload: Workload | None = None
+    """The task shapes the placement policy plans for (FGD); None: the pods in the store
+    when the policy first needs them."""
+    device_policy: str | None = None
+    """Only the device choice of this registered policy (first-fit, best-fit, spread, ...),
+    replacing the placement policy's; opt-in."""
     node_score: str | None = None
-    """Opt-in DRA node score beside the default plugins: most-allocated | least-allocated."""
+    """Only the node score of this registered policy (most-allocated, least-allocated, ...),
+    replacing the placement policy's; opt-in."""
+    queue_timing: bool = False
+    """The queue's timed behaviour (error backoff, the 5-minute flush of unschedulable pods;
+    kubedra.scheduler.queue), for runs where time passes (replay). Snapshots run to a fixed
+    point without moving the clock for the queue."""
 
 
-DEVICE_UTILIZATION = "DRADeviceUtilization"
-"""Name of the opt-in node score plugin over devices (kubedra's, not upstream's)."""
+UNHINTED_KINDS = frozenset({"PodGroup", "Workload", "PodDisruptionBudget", "PriorityClass"})
+"""Kinds whose changes no queueing hint of the default profile reports (with deletions of
+claims and slices): only the queue's periodic flush retries pods after them."""
+
+
+NO_SCORES = (0, 0, 0, 0, 0, 0)
+"""The default plugins' raw scores where a placement policy's replace them."""
+POLICY_SCORE_DIGITS = 6
+"""Decimals a placement policy's score keeps in ``Decision.scores``."""
 
 
 @dataclass
@@ -96,7 +125,7 @@ class Decision:
     are kept (``rejections``), so that a long simulation does not hold every node's reason."""
     rejections: dict[str, int] = field(default_factory=dict)
     """Reason -> how many of the evaluated nodes it rejected."""
-    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)
     tied: list[str] = field(default_factory=list)
     allocations: dict[str, dict[str, Any]] = field(default_factory=dict)
     evaluated_nodes: int = 0
@@ -141,6 +170,21 @@ class PodCycle:
     shape: str | None = None
     """Identifies everything Filter and Score look at of this pod, for cached evaluations
     (None: not cacheable, e.g. claims that are already allocated)."""
+    view: PodView | None = None
+    """The pod as the placement policy sees it (built when first scored)."""
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """What a failed attempt found, to answer the same attempt again while nothing changed."""
+
+    message: str
+    rejectors: frozenset[str]
+    rejections: dict[str, int]
+    filter_reasons: dict[str, tuple[str, str]]
+    evaluated_nodes: int
+    reason: str
+    """The PodScheduled reason (Unschedulable, or PreemptionSettling while a nomination waits)."""
 
 
 STATIC_PLUGINS = frozenset({P.NODE_UNSCHEDULABLE, P.NODE_NAME, P.TAINT_TOLERATION, P.NODE_AFFINITY})
@@ -208,10 +252,21 @@ class Scheduler:
         self.features = self.config.features
         self.q = QuantityCache()
         self.nodes = NodeList()
-        self.queue = SchedulingQueue()
+        self.queue = SchedulingQueue(timed=self.config.queue_timing)
+        self.unhinted_changes = 0
         self.dra = DynamicResources(store, clock, self.features)
         self.dra.check_classes = self.config.policy != "first-fit"
-        self.dra.device_policy = self.config.device_policy
+        placement = REGISTRY.resolve(
+            self.config.placement, self.config.device_policy, self.config.node_score
+        )
+        self.placement_context = PolicyContext(
+            store, self.nodes, self.dra, self.config.seed, self.config.workload
+        )
+        active = placement.start(self.placement_context) if placement is not None else None
+        self.placement = placement
+        self._scorer: NodeScorer | None = active.scorer if active is not None else None
+        if active is not None and active.device_key is not None:
+            self.dra.device_policy = active.device_key
         self.decisions: list[Decision] = []
         self.last_decision: dict[str, Decision] = {}
         self.next_start_node_index = 0
@@ -225,6 +280,8 @@ class Scheduler:
         self._claim_users: dict[str, set[str]] = {}
         self._pod_claim_keys: dict[str, set[str]] = {}
         self._tables: dict[str, ShapeTable] = {}
+        self._failures: dict[tuple[Any, ...], _Failure] = {}
+        self._failures_world: tuple[int, ...] = ()
         # Existing objects, dependencies first (pods after the nodes they are bound to).
         self._syncing = True
         for kind in CREATION_ORDER:
@@ -245,6 +302,11 @@ class Scheduler:
     def _on_event(self, event: Event) -> None:
         kind = event.kind
         obj = event.obj
+        if kind in UNHINTED_KINDS or (
+            event.type == "DELETED" and kind in ("ResourceClaim", "ResourceSlice")
+        ):
+            self.unhinted_changes += 1
+            self.queue.unhinted_change(self.unhinted_changes, self._now())
         if kind == "Pod":
             self._on_pod(event)
             return
@@ -380,8 +442,11 @@ class Scheduler:
         node = self.nodes.by_name.get((pod.get("spec") or {}).get("nodeName") or "")
         if node is None or is_terminal(pod):
             return
+        key = pod_key(pod)
         node.add_pod(self._entry(pod))
-        self._pod_node[pod_key(pod)] = node.name
+        self._pod_node[key] = node.name
+        if self._scorer is not None:
+            self._scorer.pod_added(key, pod, node.name)
 
     def _entry(self, pod: Mapping[str, Any]) -> PodEntry:
         return PodEntry(
@@ -396,6 +461,8 @@ class Scheduler:
         node = self.nodes.by_name.get(name or "")
         if node is not None:
             node.remove_pod(key)
+        if name is not None and self._scorer is not None:
+            self._scorer.pod_removed(key, name)
 
     def priority(self, pod: Mapping[str, Any]) -> int:
         """spec.priority, else the value of spec.priorityClassName, else the globalDefault."""
@@ -416,6 +483,17 @@ class Scheduler:
         # Claim nominations past their time go first: expiring requeues their preemptors.
         self.preemption.expire_nominations()
         return self._waiting_due() is not None or self.queue.has_work(self._now())
+
+    def use_queue_timing(self) -> None:
+        """Follow the queue's timed behaviour from now on (``SchedulerConfig.queue_timing``)."""
+        self.config.queue_timing = True
+        self.queue.timed = True
+
+    def next_queue_wakeup(self) -> datetime | None:
+        """With queue timing: when the queue has timed work (an error backoff ending, a flush
+        retry of unschedulable pods that may change something)."""
+        due = self.queue.next_wakeup()
+        return None if due is None else START + timedelta(seconds=due)
 
     def next_wakeup(self) -> datetime | None:
         """The earliest binding timeout of a pod waiting in PreBind, or claim nomination
@@ -441,7 +519,7 @@ class Scheduler:
         if waiting is not None:
             return self._finish_waiting(*waiting)
         while True:
-            entry = self.queue.pop(self._now())
+            entry = self.queue.pop(self._now(), self.unhinted_changes)
             if entry is None:
                 return None
             pod = self._pod(entry.key)
@@ -553,6 +631,8 @@ class Scheduler:
         if num_all < MIN_FEASIBLE_NODES_TO_FIND:
             return num_all
         percentage = self.config.percentage_of_nodes_to_score or 0
+        if percentage == 0 and self._scorer is not None and self._scorer.replaces_defaults:
+            return num_all  # a placement policy ranks every feasible node, as in the paper
         if percentage == 0:
             percentage = max(50 - num_all // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
         found = num_all * percentage // 100
@@ -585,6 +665,11 @@ class Scheduler:
             return self._unschedulable(
                 cycle, decision, NO_NODES, {status.plugin} if status else set()
             )
+        repeat = self._repeat_key(cycle, first_fit) if status is None else None
+        if repeat is not None:
+            known = self._failures.get(repeat)
+            if known is not None:
+                return self._repeat(cycle, decision, known)
         statuses: dict[str, Status] = {}
         feasible: list[NodeState] = []
         evals: list[Evaluation] = []
@@ -643,10 +728,18 @@ class Scheduler:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
         decision.feasible_nodes = len(feasible)
+        # Count by reasons first: joining them into a message once per distinct reason list.
+        counted: dict[tuple[str, ...], int] = {}
         for st in statuses.values():
-            decision.rejections[st.message] = decision.rejections.get(st.message, 0) + 1
+            counted[st.reasons] = counted.get(st.reasons, 0) + 1
+        messages = {reasons: ", ".join(reasons) for reasons in counted}
+        for reasons, count in counted.items():
+            text = messages[reasons]
+            decision.rejections[text] = decision.rejections.get(text, 0) + count
         if not feasible:
-            decision.filter_reasons = {n: (st.plugin, st.message) for n, st in statuses.items()}
+            decision.filter_reasons = {
+                n: (st.plugin, messages[st.reasons]) for n, st in statuses.items()
+            }
             post, nominee, reason = self._post_filter(cycle, statuses, nodes)
             if nominee is not None:
                 decision.nominated = nominee
@@ -658,6 +751,15 @@ class Scheduler:
                 post_filter_message=post,
             )
             rejectors = {s.plugin for s in statuses.values()}
+            if repeat is not None and nominee is None and self._world() == self._failures_world:
+                self._failures[repeat] = _Failure(
+                    message,
+                    frozenset(rejectors),
+                    decision.rejections,
+                    decision.filter_reasons,
+                    decision.evaluated_nodes,
+                    reason,
+                )
             return self._unschedulable(cycle, decision, message, rejectors, reason)
         chosen = self._select(cycle, feasible, evals, decision)
         ev = evals[next(i for i, n in enumerate(feasible) if n is chosen)]
@@ -665,12 +767,58 @@ class Scheduler:
             cycle.dra.node_allocations[chosen.name] = ev.allocations
         return self._reserve_and_bind(cycle, chosen, decision)
 
+    # --- repeated failures ----------------------------------------------------------------------
+
+    def _repeat_key(self, cycle: PodCycle, first_fit: bool) -> tuple[Any, ...] | None:
+        """The key under which a failed attempt of this pod is remembered, or None when the
+        outcome may depend on more than the pod's shape, priority and preemption policy and
+        the cluster state (nodes and the pods on them, devices in use, the unhinted kinds)."""
+        if (
+            cycle.shape is None
+            or first_fit
+            or (cycle.pod.get("status") or {}).get("nominatedNodeName")
+            or len(self.preemption.nominations)
+            or self.preemption.extended
+            or self.preemption.dra_enabled
+        ):
+            return None
+        world = self._world()
+        if world != self._failures_world:
+            self._failures_world = world
+            self._failures.clear()
+        return (cycle.shape, cycle.priority, cycle.spec.get("preemptionPolicy"))
+
+    def _world(self) -> tuple[int, ...]:
+        """Changes a scheduling outcome may depend on, counted: nodes and the pods on them,
+        the order of the nodes, the devices in use, the allocator, the unhinted kinds."""
+        allocator = self.dra.allocator
+        return (
+            len(self.nodes.log),
+            self.nodes.order_version,
+            len(allocator.state.changes) if allocator is not None else 0,
+            self.dra.epoch,
+            self.unhinted_changes,
+        )
+
+    def _repeat(self, cycle: PodCycle, decision: Decision, known: _Failure) -> Decision:
+        """A failed attempt of a pod like one that failed since nothing changed: the same
+        filter results, PostFilter outcome and message, without evaluating every node again
+        (the rotating start index stays where a failed attempt leaves it)."""
+        decision.rejections = dict(known.rejections)
+        decision.filter_reasons = known.filter_reasons
+        decision.evaluated_nodes = known.evaluated_nodes
+        return self._unschedulable(
+            cycle, decision, known.message, set(known.rejectors), known.reason
+        )
+
     # --- cached evaluations ---------------------------------------------------------------------
 
     def _table(self, cycle: PodCycle, nodes: list[NodeState]) -> ShapeTable | None:
         if cycle.shape is None:
             return None
-        table = self._tables.get(cycle.shape)
+        # Least recently used tables go first: a workload's popular shapes keep theirs while
+        # rare ones come and go (dropping them all at once re-filtered every node).
+        table = self._tables.pop(cycle.shape, None)
         allocator = self.dra.allocator
         pool_log = allocator.state.changes if allocator is not None else []
         if (
@@ -678,8 +826,8 @@ class Scheduler:
             or table.order_version != self.nodes.order_version
             or table.epoch != self.dra.epoch
         ):
-            if len(self._tables) > 64:
-                self._tables.clear()
+            while len(self._tables) >= MAX_SHAPE_TABLES:
+                del self._tables[next(iter(self._tables))]
             table = ShapeTable(
                 [n.name for n in nodes],
                 self.nodes.order_version,
@@ -687,9 +835,9 @@ class Scheduler:
                 len(pool_log),
                 self.dra.epoch,
             )
-            self._tables[cycle.shape] = table
         else:
             table.replay(self.nodes.log, pool_log)
+        self._tables[cycle.shape] = table
         return table
 
     def _first_fit(
@@ -793,10 +941,18 @@ class Scheduler:
         if status is not None:
             return Evaluation(status, (), None, pools)
         raws = self._raw_scores(cycle, node)
-        return Evaluation(None, raws, cycle.dra.node_allocations.get(node.name), pools)
+        allocations = cycle.dra.node_allocations.get(node.name)
+        scorer = self._scorer
+        policy = 0.0
+        if scorer is not None and scorer.replaces_defaults and scorer.cacheable:
+            policy = self._policy_score(scorer, cycle, node, allocations)
+        return Evaluation(None, raws, allocations, pools, policy)
 
     def _raw_scores(self, cycle: PodCycle, node: NodeState) -> tuple[int, ...]:
-        """Score of each plugin before NormalizeScore, in SCORE_ORDER."""
+        """Score of each plugin before NormalizeScore, in SCORE_ORDER (all 0 when a placement
+        policy's score replaces them)."""
+        if self._scorer is not None and self._scorer.replaces_defaults:
+            return NO_SCORES
         req_cpu = cycle.requests.get(CPU, 0)
         req_memory = cycle.requests.get(MEMORY, 0)
         return (
@@ -811,27 +967,51 @@ class Scheduler:
         )
 
     def _device_score(self, cycle: PodCycle, node: NodeState) -> int:
-        """The opt-in DRADeviceUtilization score (0 when off or without an allocator)."""
-        mode = self.config.node_score
-        allocator = self.dra.allocator
-        if mode is None or allocator is None:
+        """An opt-in node score added beside the default plugins (e.g. DRADeviceUtilization),
+        0..100; 0 when there is none."""
+        scorer = self._scorer
+        if scorer is None or scorer.replaces_defaults:
             return 0
-        view = allocator.inventory.node_view(node.info)
-        used, total = device_utilization(
-            view.pools,
-            allocator.state.in_use,
-            allocator.state.shared,
-            cycle.dra.node_allocations.get(node.name),
-        )
-        return node_score(mode, used, total)
+        allocations = cycle.dra.node_allocations.get(node.name)
+        return int(self._policy_score(scorer, cycle, node, allocations))
+
+    def _policy_score(
+        self,
+        scorer: NodeScorer,
+        cycle: PodCycle,
+        node: NodeState,
+        allocations: list[dict[str, Any]] | None,
+    ) -> float:
+        """The placement policy's score of ``node`` for the cycle's pod."""
+        if cycle.view is None:
+            to_allocate = [cycle.dra.claims[i] for i in cycle.dra.to_allocate]
+            cycle.view = PodView(
+                cycle.pod, cycle.key, cycle.requests, to_allocate, cycle.dra.prepared
+            )
+        view = NodeView(self.placement_context, cycle.view, node, allocations)
+        return float(scorer.score(cycle.view, view))
 
     # --- scoring --------------------------------------------------------------------------------
 
-    def score_nodes(self, cycle: PodCycle, evals: list[Evaluation]) -> dict[str, list[int]]:
-        """Weighted, normalized scores per plugin, one entry per feasible node."""
+    def score_nodes(
+        self, cycle: PodCycle, evals: list[Evaluation], nodes: list[NodeState] | None = None
+    ) -> dict[str, Sequence[float]]:
+        """Weighted, normalized scores per plugin, one entry per feasible node (``nodes``, in
+        the order of ``evals``; needed by a placement policy whose scores are not cached).
+        A placement policy that replaces the default scores is the only column."""
+        scorer = self._scorer
+        if scorer is not None and scorer.replaces_defaults:
+            if scorer.cacheable or nodes is None:
+                return {scorer.plugin: [ev.policy for ev in evals]}
+            return {
+                scorer.plugin: [
+                    self._policy_score(scorer, cycle, node, ev.allocations)
+                    for node, ev in zip(nodes, evals, strict=True)
+                ]
+            }
         columns = list(zip(*(ev.raws for ev in evals), strict=True))
         taint, affinity, least, balanced, dra, devices = (list(c) for c in columns)
-        per_plugin: dict[str, list[int]] = {
+        per_plugin: dict[str, Sequence[float]] = {
             P.TAINT_TOLERATION: P.default_normalize(taint, reverse=True),
             P.NODE_AFFINITY: P.default_normalize(affinity, reverse=False),
             P.NODE_RESOURCES_FIT: least,
@@ -839,10 +1019,12 @@ class Scheduler:
         }
         if not cycle.dra.empty:
             per_plugin[P.DYNAMIC_RESOURCES] = P.default_normalize(dra, reverse=False)
-        if self.config.node_score is not None:
-            per_plugin[DEVICE_UTILIZATION] = devices
+        if scorer is not None:
+            per_plugin[scorer.plugin] = devices
         for name, values in per_plugin.items():
             weight = P.SCORE_WEIGHTS.get(name, 1)
+            if scorer is not None and name == scorer.plugin:
+                weight = scorer.weight
             if weight != 1:
                 per_plugin[name] = [v * weight for v in values]
         return per_plugin
@@ -860,23 +1042,26 @@ class Scheduler:
             not cycle.preferred
             and not cycle.dra.prioritized
             and not any(ev.raws[0] for ev in evals)
-            and self.config.node_score is None
+            and self._scorer is None
         ):
             return self._select_simple(cycle, feasible, evals, decision)
-        per_plugin = self.score_nodes(cycle, evals)
+        per_plugin = self.score_nodes(cycle, evals, feasible)
         columns = list(per_plugin.values())
-        totals = [sum(row) for row in zip(*columns, strict=True)]
+        if len(columns) == 1:  # a placement policy's score alone (every feasible node)
+            totals = list(columns[0])
+        else:
+            totals = [sum(row) for row in zip(*columns, strict=True)]
         best = max(totals)
-        tied = [n for n, t in zip(feasible, totals, strict=True) if t == best]
-        chosen = tied[0] if self._rng is None else self._rng.choice(tied)
-        if len(tied) > 1:
-            decision.tied = [n.name for n in tied]
-        ranked = sorted(range(len(feasible)), key=lambda i: -totals[i])[:KEEP_SCORES]
-        chosen_index = next(i for i, n in enumerate(feasible) if n is chosen)
+        tied_at = [i for i, t in enumerate(totals) if t == best]
+        chosen_index = tied_at[0] if self._rng is None else self._rng.choice(tied_at)
+        chosen = feasible[chosen_index]
+        if len(tied_at) > 1:
+            decision.tied = [feasible[i].name for i in tied_at]
+        ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
         if chosen_index not in ranked:
             ranked.append(chosen_index)
         decision.scores = {
-            feasible[i].name: {name: values[i] for name, values in per_plugin.items()}
+            feasible[i].name: {name: _reported(values[i]) for name, values in per_plugin.items()}
             for i in ranked
         }
         return chosen
@@ -906,7 +1091,7 @@ class Scheduler:
         taint = MAX_NODE_SCORE * P.SCORE_WEIGHTS[P.TAINT_TOLERATION]
         for i in ranked:
             raws = evals[i].raws
-            scores = {
+            scores: dict[str, float] = {
                 P.TAINT_TOLERATION: taint,
                 P.NODE_AFFINITY: 0,
                 P.NODE_RESOURCES_FIT: raws[2],
@@ -998,6 +1183,8 @@ class Scheduler:
         self._assumed[cycle.key] = node.name
         node.add_pod(self._entry(cycle.pod))
         self._pod_node[cycle.key] = node.name
+        if self._scorer is not None:
+            self._scorer.pod_added(cycle.key, cycle.pod, node.name)
         decision.allocations = self.dra.reserve(cycle.dra, node.name)
         try:
             claims, pod = self.dra.pre_bind(cycle.dra, cycle.pod, node.name)
@@ -1107,3 +1294,10 @@ class Scheduler:
         for ck in waiting.claims:
             if self._waiting_claims.get(ck) == waiting.key:
                 del self._waiting_claims[ck]
+
+
+def _reported(score: float) -> float:
+    """A score as a decision reports it: integers as they are, a policy's float rounded."""
+    if isinstance(score, int) or score == int(score):
+        return int(score)
+    return round(score, POLICY_SCORE_DIGITS)

@@ -13,6 +13,7 @@ from kubedra.cel import compile_selector
 from kubedra.cel.device import CelDevice
 from kubedra.cel.errors import CelError
 from kubedra.cluster.podclaims import pod_claim_names
+from kubedra.cluster.poolstatus import cluster_pool_statuses
 from kubedra.cluster.store import Store
 
 KEY_ATTRIBUTES = 4
@@ -227,4 +228,17 @@ def cluster_view(store: Store) -> dict[str, Any]:
         "deviceClasses": sorted(_class_selectors(store)),
         "claims": [claim_view(c) for c in store.list("ResourceClaim")],
         "pods": [pod_view(p) for p in store.list("Pod")],
+        "poolStatus": pool_status_view(store),
     }
+
+
+def pool_status_view(store: Store) -> list[dict[str, Any]]:
+    """Each pool's ResourcePoolStatusRequest status (KEP-5677) at the live state, with the
+    shareable capacity also as numbers for the chart's bars. Partition types come from the
+    slices' ``partitionTypeAttribute``; the page has no request to name a default."""
+    out = cluster_pool_statuses(store)
+    for status in out:
+        for cap in (status.get("shareableSummary") or {}).get("capacity") or []:
+            cap["consumedNumber"] = quantity_number(cap["consumed"])
+            cap["totalNumber"] = quantity_number(cap["total"])
+    return out

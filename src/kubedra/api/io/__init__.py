@@ -35,6 +35,7 @@ from kubedra.api.io.reading import (
     parse_json,
     parse_yaml,
     read_documents,
+    read_text,
 )
 from kubedra.api.io.writing import dump_json, dump_yaml, to_clean_wire
 from kubedra.api.releases import DEFAULT, parse_version
@@ -156,5 +157,8 @@ __all__ = [
     "dump_yaml",
     "load_paths",
     "load_text",
+    "parse_json",
+    "parse_yaml",
+    "read_text",
     "to_clean_wire",
 ]

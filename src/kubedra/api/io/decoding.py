@@ -139,7 +139,7 @@ def decode_document(
     content = raw.content
     if not isinstance(content, dict):
         yield LoadError(
-            raw.source, raw.document, f"document is {_json_type(content)}, not an object"
+            raw.source, raw.document, f"document is {json_type(content)}, not an object"
         )
         return
     api_version, kind = content.get("apiVersion"), content.get("kind")
@@ -176,13 +176,13 @@ def _decode_list(
         return
     if not isinstance(items, list):
         yield LoadError(
-            raw.source, raw.document, f"{kind}: items is {_json_type(items)}, not an array"
+            raw.source, raw.document, f"{kind}: items is {json_type(items)}, not an array"
         )
         return
     item_kind = None if kind == "List" else kind[: -len("List")]
     for position, item in enumerate(items):
         if not isinstance(item, dict):
-            message = f"{kind} item is {_json_type(item)}, not an object"
+            message = f"{kind} item is {json_type(item)}, not an object"
             yield LoadError(raw.source, raw.document, message, position)
             continue
         if item_kind is not None:
@@ -277,7 +277,7 @@ def _type_meta_problem(api_version: Any, kind: Any) -> str | None:
         return " and ".join(missing) + " not set"
     for name, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str):
-            return f"{name} must be a string, not {_json_type(value)}"
+            return f"{name} must be a string, not {json_type(value)}"
     if (api_version, kind) not in SUPPORTED_KINDS and _is_strict(api_version, kind):
         return f'no matches for kind "{kind}" in version "{api_version}"'
     return None
@@ -420,7 +420,7 @@ def _describe_problem(model: type[BaseModel], detail: Any) -> str:
         return f'unknown field "{path}"'
     expected = _EXPECTED.get(kind)
     if expected is not None:
-        return f"{path}: expected {expected}, got {_json_type(value)} {_short(value)}".rstrip()
+        return f"{path}: expected {expected}, got {json_type(value)} {_short(value)}".rstrip()
     message = str(detail.get("msg", "invalid value")).removeprefix("Value error, ")
     return f"{path}: {message}"
 
@@ -437,7 +437,8 @@ _EXPECTED = {
 }
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """``a string``, ``an object``, ... as messages name the JSON type of a value."""
     if value is None:
         return "null"
     if isinstance(value, bool):

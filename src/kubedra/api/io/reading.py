@@ -375,26 +375,32 @@ def read_documents(file: Path | str) -> Iterator[RawDocument | LoadError]:
     most :data:`MAX_FILE_BYTES` of them or of standard input.
     """
     source = STDIN_NAME if file == STDIN else str(file)
-    try:
-        data = _read_stdin() if file == STDIN else _read_file(Path(file))
-    except _TooLargeError:
-        yield LoadError(source, None, _too_large_message())
-        return
-    except _NotRegularError as error:
-        yield LoadError(source, None, f"not a regular file ({error}): refusing to read it")
-        return
-    except OSError as error:
-        yield LoadError(source, None, f"cannot read: {error.strerror or error}")
-        return
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        yield LoadError(source, None, f"not UTF-8 text: {error.reason} at byte {error.start}")
+    text = read_text(file)
+    if isinstance(text, LoadError):
+        yield text
         return
     if isinstance(file, Path) and file.suffix == ".json":
         yield from parse_json(text, source)
     else:
         yield from parse_yaml(text, source)
+
+
+def read_text(file: Path | str) -> str | LoadError:
+    """The UTF-8 text of one regular file (or of standard input for ``-``), read as
+    :func:`read_documents` reads it (bounded, never blocking on a FIFO), or the LoadError."""
+    source = STDIN_NAME if file == STDIN else str(file)
+    try:
+        data = _read_stdin() if file == STDIN else _read_file(Path(file))
+    except _TooLargeError:
+        return LoadError(source, None, _too_large_message())
+    except _NotRegularError as error:
+        return LoadError(source, None, f"not a regular file ({error}): refusing to read it")
+    except OSError as error:
+        return LoadError(source, None, f"cannot read: {error.strerror or error}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return LoadError(source, None, f"not UTF-8 text: {error.reason} at byte {error.start}")
 
 
 class _TooLargeError(Exception):

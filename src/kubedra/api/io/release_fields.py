@@ -69,6 +69,15 @@ RELEASE_FIELDS: tuple[ReleaseField, ...] = (
         ("status", "allocation", "devices", "results", ITEMS, "skipNodeOperations"),
         ("1.37",),
     ),
+    # k8s.io/api resource/v1alpha3 at v0.36.0 and the 1.37 development branch (KEP-5677's
+    # second alpha added the partition and shareable views).
+    ReleaseField("ResourcePoolStatusRequest", ("spec", "defaultPartitionTypeAttribute"), ("1.37",)),
+    ReleaseField(
+        "ResourcePoolStatusRequest", ("status", "pools", ITEMS, "partitionSummary"), ("1.37",)
+    ),
+    ReleaseField(
+        "ResourcePoolStatusRequest", ("status", "pools", ITEMS, "shareableSummary"), ("1.37",)
+    ),
 )
 """Every field of a supported kind that some supported release lacks."""
 
@@ -76,6 +85,8 @@ RELEASE_KINDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("resource.k8s.io/v1", "DeviceTaintRule"): ("1.37",),
     ("resource.k8s.io/v1beta2", "DeviceTaintRule"): _FROM_1_36,
     **WORKLOAD_API_SERVED,
+    # Alpha since 1.36 behind DRAResourcePoolStatus (prerelease-lifecycle introduced=1.36).
+    ("resource.k8s.io/v1alpha3", "ResourcePoolStatusRequest"): _FROM_1_36,
 }
 """Kinds served only by some releases (every other supported kind is served by all); the
 Workload API's versions come from :mod:`kubedra.api.scheduling_versions`."""

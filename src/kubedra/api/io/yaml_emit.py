@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
@@ -97,3 +98,44 @@ def dump(value: dict[str, Any]) -> str:
     lines: list[str] = []
     _emit(value, "", lines)
     return "\n".join(lines) + "\n"
+
+
+def flow(value: Any) -> str:
+    """One line of flow-style YAML (``{name: a, items: [1, "2"]}``) for any JSON-like value;
+    scalars follow the same plain-or-quoted rule as :func:`dump`, so both YAML readers agree."""
+    return _FlowWriter().text(value)
+
+
+def flow_list(items: Iterable[Any]) -> str:
+    """A block list with one flow-style item per line (``- {at: 0, ...}``), ending with a
+    newline; ``[]`` for no items.
+
+    Long lists of small records (trace entries) are written so: a line per record keeps the
+    text within the fast reader's line limit, and a string's YAML form is worked out once
+    for the whole list (records repeat most of their words)."""
+    writer = _FlowWriter()
+    lines = [f"- {writer.text(item)}\n" for item in items]
+    return "".join(lines) if lines else "[]\n"
+
+
+class _FlowWriter:
+    """Flow-style YAML with the written form of each distinct string kept for one output."""
+
+    def __init__(self) -> None:
+        self.strings: dict[str, str] = {}
+
+    def text(self, value: Any) -> str:
+        if isinstance(value, str):
+            written = self.strings.get(value)
+            if written is None:
+                written = self.strings[value] = _string(value)
+            return written
+        if isinstance(value, dict):
+            if not value:
+                return "{}"
+            text = self.text
+            pairs = [f"{text(str(key))}: {text(item)}" for key, item in value.items()]
+            return "{" + ", ".join(pairs) + "}"
+        if isinstance(value, list):
+            return "[" + ", ".join([self.text(item) for item in value]) + "]"
+        return _scalar(value)

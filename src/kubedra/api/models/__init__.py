@@ -31,6 +31,7 @@ from kubedra.api.models.core import (
 )
 from kubedra.api.models.meta import Condition, ListMeta, ObjectMeta, OwnerReference
 from kubedra.api.models.policy import PodDisruptionBudget
+from kubedra.api.models.pool_status import ResourcePoolStatusRequest
 from kubedra.api.models.resource import (
     AllocatedDeviceStatus,
     AllocationResult,
@@ -85,6 +86,7 @@ KINDS: dict[tuple[str, str], type[KubeObject]] = {
     ("resource.k8s.io/v1", "ResourceClaimTemplate"): ResourceClaimTemplate,
     ("resource.k8s.io/v1", "ResourceSlice"): ResourceSlice,
     ("resource.k8s.io/v1", "DeviceTaintRule"): DeviceTaintRule,
+    ("resource.k8s.io/v1alpha3", "ResourcePoolStatusRequest"): ResourcePoolStatusRequest,
     ("v1", "Pod"): Pod,
     ("v1", "Node"): Node,
     ("v1", "Namespace"): Namespace,
@@ -192,6 +194,7 @@ __all__ = [
     "ResourceClaimTemplate",
     "ResourceClaimTemplateSpec",
     "ResourcePool",
+    "ResourcePoolStatusRequest",
     "ResourceRequirements",
     "ResourceSlice",
     "ResourceSliceSpec",

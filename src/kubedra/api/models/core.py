@@ -160,6 +160,8 @@ class NodeStatus(KubeModel):
     capacity: ResourceList | None = None
     allocatable: ResourceList | None = None
     conditions: list[NodeCondition] | None = None
+    declared_features: list[str] | None = None
+    """Features the kubelet declares (KEP-5328), e.g. DRAOptionalNodeOperations (1.37)."""
 
 
 class Node(KubeObject):

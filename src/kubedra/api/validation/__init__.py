@@ -4,7 +4,7 @@
 types and messages; ``format_invalid`` renders them as the apiserver's "is invalid" message.
 """
 
-from kubedra.api.validation.api import format_invalid, validate_object
+from kubedra.api.validation.api import format_invalid, validate_object, validate_update
 from kubedra.api.validation.errors import ErrorType, FieldError
 
-__all__ = ["ErrorType", "FieldError", "format_invalid", "validate_object"]
+__all__ = ["ErrorType", "FieldError", "format_invalid", "validate_object", "validate_update"]

@@ -12,6 +12,10 @@ from kubedra.api.validation.core_kinds import (
 )
 from kubedra.api.validation.errors import FieldError, go_quote, not_supported, type_invalid
 from kubedra.api.validation.policy_kinds import validate_pod_disruption_budget
+from kubedra.api.validation.pool_status import (
+    validate_pool_status_request_update,
+    validate_resource_pool_status_request,
+)
 from kubedra.api.validation.resource_kinds import (
     validate_device_class,
     validate_device_taint_rule,
@@ -43,7 +47,25 @@ VALIDATORS: dict[str, Validator] = {
     "PodGroup": validate_pod_group,
     "CompositePodGroup": validate_composite_pod_group,
     "PodDisruptionBudget": validate_pod_disruption_budget,
+    "ResourcePoolStatusRequest": validate_resource_pool_status_request,
 }
+
+UpdateValidator = Callable[[dict, dict], list[FieldError]]
+
+UPDATE_VALIDATORS: dict[str, UpdateValidator] = {
+    "ResourcePoolStatusRequest": validate_pool_status_request_update,
+}
+"""Rules of an update beyond those of a create (immutable fields), by kind."""
+
+
+def validate_update(new: dict, old: dict) -> list[FieldError]:
+    """The errors of replacing ``old`` with ``new``: the create rules, then the kind's
+    update rules (for the kinds that have any)."""
+    errors = validate_object(new)
+    if errors:
+        return errors
+    rule = UPDATE_VALIDATORS.get(str(new.get("kind")))
+    return rule(new, old) if rule is not None else []
 
 
 def validate_object(obj: dict) -> list[FieldError]:

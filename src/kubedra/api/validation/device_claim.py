@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from kubedra.api.validation.cel_checks import validate_derived_attribute_expression
+from kubedra.api.validation.cel_checks import (
+    DEVICE_CLAIM_DERIVED_ATTRIBUTE_CEL_MAX_COST,
+    validate_derived_attribute_expression,
+)
 from kubedra.api.validation.errors import (
     FieldError,
     child,
+    forbidden,
     invalid,
     not_supported,
     required,
@@ -76,10 +80,21 @@ def validate_request_refs(refs: list, path: str, names: RequestNames) -> list[Fi
     )
 
 
+class _Derived:
+    """What derived attribute validation needs from the whole claim: the attributes each
+    request's constraints use, and the estimated costs of the expressions seen so far."""
+
+    __slots__ = ("attrs", "costs")
+
+    def __init__(self, constraints: list) -> None:
+        self.attrs = _constraint_attributes(constraints)
+        self.costs: list[int] = []
+
+
 def validate_device_claim(device_claim: dict, path: str) -> list[FieldError]:
     """Requests, constraints and config of a claim, with all references between them."""
     names = RequestNames(device_claim)
-    constraint_attrs = _constraint_attributes(as_list(device_claim.get("constraints")))
+    constraint_attrs = _Derived(as_list(device_claim.get("constraints")))
     errs = validate_set(
         as_list(device_claim.get("requests")),
         DEVICE_REQUESTS_MAX_SIZE,
@@ -103,10 +118,18 @@ def validate_device_claim(device_claim: dict, path: str) -> list[FieldError]:
             child(path, "config"),
         )
     )
+    if sum(constraint_attrs.costs) > DEVICE_CLAIM_DERIVED_ATTRIBUTE_CEL_MAX_COST:
+        errs.append(
+            forbidden(
+                path,
+                "too complex, total cost of derived attribute CEL expressions in the claim "
+                "exceeds cost limit",
+            )
+        )
     return errs
 
 
-def _validate_request(request: dict, path: str, constraint_attrs: dict) -> list[FieldError]:
+def _validate_request(request: dict, path: str, constraint_attrs: _Derived) -> list[FieldError]:
     name = as_str(request.get("name"))
     errs = validate_request_name(name, child(path, "name"))
     first_available = as_list(request.get("firstAvailable"))
@@ -139,7 +162,7 @@ def _validate_request(request: dict, path: str, constraint_attrs: dict) -> list[
     return errs
 
 
-def _validate_exact(exact: dict, path: str, request_name: str, attrs: dict) -> list[FieldError]:
+def _validate_exact(exact: dict, path: str, request_name: str, attrs: _Derived) -> list[FieldError]:
     errs = validate_device_class_name(
         as_str(exact.get("deviceClassName")), child(path, "deviceClassName")
     )
@@ -147,7 +170,7 @@ def _validate_exact(exact: dict, path: str, request_name: str, attrs: dict) -> l
     return errs
 
 
-def _validate_subrequest(sub: dict, path: str, parent: str, attrs: dict) -> list[FieldError]:
+def _validate_subrequest(sub: dict, path: str, parent: str, attrs: _Derived) -> list[FieldError]:
     errs = validate_request_name(as_str(sub.get("name")), child(path, "name"))
     errs.extend(
         validate_device_class_name(
@@ -158,7 +181,7 @@ def _validate_subrequest(sub: dict, path: str, parent: str, attrs: dict) -> list
     return errs
 
 
-def _validate_request_body(body: dict, path: str, request_name: str, attrs: dict) -> list:
+def _validate_request_body(body: dict, path: str, request_name: str, attrs: _Derived) -> list:
     """Selectors, derived attributes, allocation mode and tolerations (exact and sub-requests)."""
     errs = validate_selectors(as_list(body.get("selectors")), child(path, "selectors"))
     errs.extend(
@@ -221,29 +244,51 @@ def _used_by_constraint(attr: str, request_name: str, attrs: dict[str, set[str]]
     return bool(sep) and attr in attrs.get(parent, set())
 
 
-def _validate_derived_attributes(items: list, path: str, request_name: str, attrs: dict) -> list:
+DEVICE_DERIVED_ATTRIBUTES_MAX_SIZE = 32
+"""``derivedAttributes``: ``+k8s:maxItems=32`` (1.37)."""
+
+
+def _validate_derived_attributes(
+    items: list, path: str, request_name: str, derived: _Derived
+) -> list:
+    """KEP-6080: each name required, fully qualified and used by a constraint on this request;
+    each expression required and valid; at most 32, names unique."""
+
     def validate_item(item: object, item_path: str) -> list[FieldError]:
         item = as_dict(item)
         errs: list[FieldError] = []
         name = as_str(item.get("name"))
-        if name and not _used_by_constraint(name, request_name, attrs):
-            errs.append(
-                invalid(
-                    child(item_path, "name"),
-                    name,
-                    "must be referenced by at least one matchAttribute or distinctAttribute "
-                    "constraint targeting this request",
+        name_path = child(item_path, "name")
+        if not name:
+            errs.append(required(name_path))
+        else:
+            errs.extend(validate_fully_qualified_name(name, name_path))
+            if not _used_by_constraint(name, request_name, derived.attrs):
+                errs.append(
+                    invalid(
+                        name_path,
+                        name,
+                        "must be referenced by at least one matchAttribute or "
+                        "distinctAttribute constraint targeting this request",
+                    )
                 )
-            )
         expression = as_str(item.get("expression"))
-        if expression:
+        if not expression:
+            errs.append(required(child(item_path, "expression")))
+        else:
             errs.extend(
-                validate_derived_attribute_expression(expression, child(item_path, "expression"))
+                validate_derived_attribute_expression(
+                    expression, child(item_path, "expression"), derived.costs
+                )
             )
         return errs
 
     return validate_set(
-        items, -1, validate_item, lambda item: as_str(as_dict(item).get("name")), path
+        items,
+        DEVICE_DERIVED_ATTRIBUTES_MAX_SIZE,
+        validate_item,
+        lambda item: as_str(as_dict(item).get("name")),
+        path,
     )
 
 

@@ -123,13 +123,19 @@ def render_value(value: object) -> str:
     return go_json(value)
 
 
-def go_json(value: object, *, sort_keys: bool = True) -> str:
-    """Compact JSON as Go's ``json.Marshal`` writes it (sorted map keys, HTML-safe escapes).
+def go_json(value: object, *, sort_keys: bool = True, indent: int | None = None) -> str:
+    """Compact JSON as Go's ``json.Marshal`` writes it (sorted map keys, HTML-safe escapes);
+    with ``indent``, as ``json.MarshalIndent(value, "", " " * indent)``.
 
     Struct values keep their field order, so callers pass ``sort_keys=False`` for those.
     """
     text = json.dumps(
-        value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, default=str
+        value,
+        ensure_ascii=False,
+        separators=(",", ": ") if indent is not None else (",", ":"),
+        indent=indent,
+        sort_keys=sort_keys,
+        default=str,
     )
     return (
         text.replace("<", "\\u003c")

@@ -473,7 +473,8 @@ def _validate_counter_consumption(consumption: dict, path: str) -> list[FieldErr
             validate_set(
                 as_list(groups),
                 MAX_COMPATIBILITY_GROUPS,
-                no_item_checks,
+                # +k8s:eachVal=+k8s:format=k8s-short-name: each a DNS label.
+                lambda group, p: validate_counter_name(as_str(group), p),
                 lambda group: group if isinstance(group, Hashable) else repr(group),
                 child(path, "compatibilityGroups"),
             )

@@ -266,12 +266,43 @@ def top_level(**fields: Spec) -> Spec:
     return {"apiVersion": STR, "kind": STR, "metadata": OBJECT_META, **fields}
 
 
+POOL_STATUS_REQUEST_SPEC: Spec = {
+    "driver": STR,
+    "poolName": STR,
+    "limit": INT32,
+    "defaultPartitionTypeAttribute": STR,
+}
+POOL_STATUS: Spec = {
+    "driver": STR,
+    "poolName": STR,
+    "generation": INT64,
+    "resourceSliceCount": INT32,
+    "totalDevices": INT32,
+    "allocatedDevices": INT32,
+    "availableDevices": INT32,
+    "unavailableDevices": INT32,
+    "nodeName": STR,
+    "validationError": STR,
+    "partitionSummary": ListOf(
+        {"attribute": STR, "type": STR, "total": INT32, "allocatable": INT32}
+    ),
+    "shareableSummary": {
+        "fullyAvailableDevices": INT32,
+        "partiallyAvailableDevices": INT32,
+        "capacity": ListOf({"name": STR, "total": QTY, "consumed": QTY, "available": QTY}),
+    },
+}
+
 KIND_SCHEMAS: dict[str, Spec] = {
     "DeviceClass": top_level(spec=DEVICE_CLASS_SPEC),
     "ResourceClaim": top_level(spec=RESOURCE_CLAIM_SPEC, status=RESOURCE_CLAIM_STATUS),
     "ResourceClaimTemplate": top_level(spec={"metadata": OBJECT_META, "spec": RESOURCE_CLAIM_SPEC}),
     "ResourceSlice": top_level(spec=RESOURCE_SLICE_SPEC),
     "DeviceTaintRule": top_level(spec=DEVICE_TAINT_RULE_SPEC),
+    "ResourcePoolStatusRequest": top_level(
+        spec=POOL_STATUS_REQUEST_SPEC,
+        status={"poolCount": INT32, "pools": ListOf(POOL_STATUS), "conditions": ListOf(ANY)},
+    ),
     "Pod": top_level(spec=POD_SPEC),
     "Node": top_level(spec=NODE_SPEC, status=NODE_STATUS),
     "Namespace": top_level(spec={"finalizers": STRINGS}),

@@ -418,14 +418,39 @@ function renderCharts(use) {
     row.used += Math.min(used, cap); row.total += cap; caps.set(key, row);
   }
   const capRows = [...caps.values()].map((r) => ({ ...r, text: `${fmt(r.used)} used · ${fmt(Math.max(0, r.total - r.used))} free` }));
+  const pools = poolStatusRows(d.poolStatus || []);
   const width = $("#charts").clientWidth - 26; // the card's padding and border
   ui.chartWidth = width;
   // one label column for the charts whose labels fit beside their bars, so that bars line up
-  const side = [byNode, byClass, capRows].flatMap((rows) => rows.map((r) => textWidth(r.label))).filter((x) => x + 10 <= width * 0.42);
+  const side = [byNode, byClass, capRows, pools.parts, pools.shares].flatMap((rows) => rows.map((r) => textWidth(r.label))).filter((x) => x + 10 <= width * 0.42);
   const labelMin = Math.max(0, ...side);
   $("#chart-nodes").replaceChildren(barChart("Devices in use per node", byNode, width, "no node has devices of its own", labelMin));
   $("#chart-classes").replaceChildren(barChart("Devices in use per device class", byClass, width, undefined, labelMin));
   $("#chart-capacity").replaceChildren(barChart("Capacity used vs free", capRows, width, "no device declares capacity", labelMin));
+  // What a ResourcePoolStatusRequest reports is computed by the server at the live state only,
+  // so the titles say so while the step-through shows an earlier step.
+  const when = isLive() ? "" : " (live state)";
+  const poolCharts = [];
+  if (pools.parts.length) poolCharts.push(barChart(`Partitions not allocatable per type${when}`, pools.parts, width, undefined, labelMin));
+  if (pools.shares.length) poolCharts.push(barChart(`Shareable capacity consumed${when}`, pools.shares, width, undefined, labelMin));
+  $("#chart-pools").replaceChildren(...poolCharts, ...pools.notes);
+}
+
+// What a ResourcePoolStatusRequest reports per pool (KEP-5677), as chart rows: partitions not
+// allocatable per type, shareable capacity consumed, and the pools' validation errors.
+function poolStatusRows(statuses) {
+  const parts = [], shares = [], notes = [];
+  for (const s of statuses) {
+    const pool = s.poolName;
+    for (const p of s.partitionSummary || []) {
+      parts.push({ label: `${pool} ${p.type}`, used: p.total - p.allocatable, total: p.total, text: `${p.allocatable}/${p.total} left` });
+    }
+    for (const c of (s.shareableSummary || {}).capacity || []) {
+      shares.push({ label: `${pool} ${c.name}`, used: c.consumedNumber, total: c.totalNumber, text: `${c.consumed} / ${c.total}` });
+    }
+    if (s.validationError) notes.push(el("p", { class: "muted pool-status-error", text: `${s.driver}/${pool}: ${s.validationError}` }));
+  }
+  return { parts, shares, notes };
 }
 
 new ResizeObserver(() => {

@@ -1,4 +1,4 @@
-"""What-if steps: ``kubedra simulate --events`` steps plus planning's own.
+"""Every step a timeline may hold: ``kubedra simulate --events`` steps plus the planning ones.
 
 The timeline's steps (create, delete, taint, untaint, cordon, uncordon, condition, wait) and:
 
@@ -12,8 +12,10 @@ The timeline's steps (create, delete, taint, untaint, cordon, uncordon, conditio
   DeviceClass's selectors through the store, so that the scheduler re-evaluates the pods
   waiting for devices while allocated claims keep their devices, as upstream.
 
-Both ``kubedra simulate`` (``--events`` and ``--what-if``) and ``kubedra plan what-if`` read
-their files here, so that every step works in both.
+``kubedra simulate`` (``--events`` and ``--what-if``), ``kubedra plan what-if`` and the
+timeline entries of replay traces (kubedra.replay) read their steps here, so that every step
+works in all of them. A replay leaves re-creating drained pods to its own workload controllers
+(``recreate_drained=False``).
 """
 
 from __future__ import annotations
@@ -26,13 +28,19 @@ from typing import Any
 
 import yaml
 
-from kubedra.api.io import load_text
+from kubedra.api.io import load_paths, load_text
 from kubedra.api.validation.api import validate_object
+from kubedra.cluster.nodetemplate import TemplateError, instantiate, split_template
+from kubedra.cluster.podcopy import copy_of
 from kubedra.cluster.simulation import Simulation
-from kubedra.cluster.timeline import ACTIONS, Step, TimelineError, parse_duration, parse_step
-from kubedra.planning.capacity import copy_of
-from kubedra.planning.cluster import PlanInputError, load_objects
-from kubedra.planning.nodes import instantiate, split_template
+from kubedra.cluster.timeline import (
+    ACTIONS,
+    Step,
+    TimelineError,
+    build_action,
+    parse_duration,
+    parse_step,
+)
 
 OWN = ("add-nodes", "drain", "remove-node", "add-slice", "remove-slice", "set-class-selector")
 ALL = (*ACTIONS, *OWN)
@@ -41,7 +49,7 @@ _RESOURCE_V1 = "resource.k8s.io/v1"
 Built = tuple[str, Callable[[Simulation], None]]
 
 
-def _drain(value: Any, where: str, remove: bool) -> Built:
+def _drain(value: Any, where: str, remove: bool, recreate: bool = True) -> Built:
     if not isinstance(value, str) or not value:
         raise TimelineError(f"{where}: the node's name")
     node_name = value
@@ -64,9 +72,10 @@ def _drain(value: Any, where: str, remove: bool) -> Built:
                 if (s.get("spec") or {}).get("nodeName") == node_name:
                     sim.store.delete("ResourceSlice", s["metadata"]["name"])
             sim.store.delete("Node", node_name)
+        if not recreate:
+            return
         for pod in victims:
             again = copy_of(pod, pod["metadata"]["name"])
-            again["spec"].pop("nodeName", None)
             sim.load([again])
 
     return f"{'remove-node' if remove else 'drain'} {node_name}", run
@@ -85,8 +94,8 @@ def _add_nodes(value: Any, where: str, base_dir: Path) -> Built:
     if not path.is_absolute():
         path = base_dir / path
     try:
-        node, slices = split_template(load_objects([path]))
-    except PlanInputError as error:
+        node, slices = split_template(_template_objects(path))
+    except TemplateError as error:
         raise TimelineError(f"{where}.template: {error}") from None
     base = str(value.get("name") or (node.get("metadata") or {}).get("name") or "node")
 
@@ -102,6 +111,13 @@ def _add_nodes(value: Any, where: str, base_dir: Path) -> Built:
                 raise TimelineError(f"{where}: {problems[0].object}: {problems[0].message}")
 
     return f"add {count} node(s) from {value['template']}", run
+
+
+def _template_objects(path: Path) -> list[dict[str, Any]]:
+    loaded = load_paths([path])
+    if loaded.errors:
+        raise TemplateError(str(loaded.errors[0]))
+    return [o.wire for o in loaded.objects]
 
 
 def _add_slice(value: Any, where: str, base_dir: Path) -> Built:
@@ -177,12 +193,25 @@ def _set_class_selector(value: Any, where: str, base_dir: Path) -> Built:
 
 _OWN_BUILDERS: dict[str, Callable[[Any, str, Path], Built]] = {
     "add-nodes": _add_nodes,
-    "drain": lambda v, w, _: _drain(v, w, remove=False),
-    "remove-node": lambda v, w, _: _drain(v, w, remove=True),
     "add-slice": _add_slice,
     "remove-slice": _remove_slice,
     "set-class-selector": _set_class_selector,
 }
+
+
+def build(
+    name: str, value: Any, where: str, base_dir: Path, *, recreate_drained: bool = True
+) -> Built:
+    """The description and action of the step ``name`` (one of ALL) with its ``value``;
+    ``where`` names it in errors, ``base_dir`` is where relative file names start; drained
+    pods are created again unbound unless ``recreate_drained`` is false. Raises
+    TimelineError."""
+    if name in ("drain", "remove-node"):
+        return _drain(value, where, remove=name == "remove-node", recreate=recreate_drained)
+    if name in _OWN_BUILDERS:
+        return _OWN_BUILDERS[name](value, where, base_dir)
+    description, action = build_action(name, value, where)
+    return description, action
 
 
 def parse_steps(data: Any, source: str, base_dir: Path) -> list[Step]:
@@ -211,7 +240,7 @@ def parse_steps(data: Any, source: str, base_dir: Path) -> list[Step]:
             steps.append(parse_step(i, raw, where))
             continue
         after = parse_duration(raw.get("after", 0), f"{where}.after")
-        description, action = _OWN_BUILDERS[name](raw[name], f"{where}.{name}", base_dir)
+        description, action = build(name, raw[name], f"{where}.{name}", base_dir)
         steps.append(Step(i, description, after, action))
     return steps
 

@@ -1,0 +1,156 @@
+"""Replay speed and memory: a synthetic trace on a synthetic GPU cluster, or given files.
+
+The synthetic cluster has ``--nodes`` nodes with 8 GPUs each (one ResourceSlice per node) and
+one ResourceClaimTemplate per job size; the trace has ``--pods`` pods arriving as a Poisson
+process, each asking for 1, 2, 4 or 8 GPUs (60/20/10/10 %) for a log-normal duration (median
+``--median-minutes``), at a rate that keeps about ``--load`` of the GPUs busy. Everything is
+seeded. ``--cluster`` and ``--trace`` replay given files instead (an imported trace).
+
+Prints the wall time of reading the trace and of the replay, pods/s (pods of the trace per
+wall second of the replay), simulated seconds per wall second, scheduling cycles and peak RSS.
+
+    python benchmarks/bench_replay.py --nodes 50 --pods 1000
+    python benchmarks/bench_replay.py --nodes 5000 --pods 100000 --step 10m
+    python benchmarks/bench_replay.py --cluster DIR/cluster.yaml --trace DIR/trace.yaml
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "src"))
+
+from gpu_cluster import gpu_cluster_objects  # noqa: E402
+from kubedra.api.io import load_paths  # noqa: E402
+from kubedra.replay import Replay, Trace, load_trace, parse_trace  # noqa: E402
+from kubedra.replay.report import summary  # noqa: E402
+from kubedra.scheduler import new_simulation  # noqa: E402
+
+GPUS_PER_NODE = 8
+SIZES = ((1, 0.6), (2, 0.2), (4, 0.1), (8, 0.1))
+
+
+def cluster(nodes: int) -> list[dict[str, Any]]:
+    """The shared GPU cluster (kubedra's benchmarks) and one template per job size."""
+    devices = [
+        {"name": f"gpu-{d}", "attributes": {"model": {"string": "H100"}}}
+        for d in range(GPUS_PER_NODE)
+    ]
+    objects = gpu_cluster_objects(nodes, devices, len(str(nodes - 1)))
+    for size, _ in SIZES:
+        request = {"name": "gpus", "exactly": {"deviceClassName": "gpu", "count": size}}
+        objects.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaimTemplate",
+                "metadata": {"name": f"gpus-{size}", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [request]}}},
+            }
+        )
+    return objects
+
+
+def trace_entries(
+    nodes: int, pods: int, median_minutes: float, load: float, seed: int
+) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    sigma = 1.0
+    mean_duration = median_minutes * 60 * math.exp(sigma**2 / 2)
+    mean_gpus = sum(size * share for size, share in SIZES)
+    rate = load * nodes * GPUS_PER_NODE / (mean_gpus * mean_duration)
+    entries = []
+    at = 0.0
+    for i in range(pods):
+        at += rng.expovariate(rate)
+        size = rng.choices([s for s, _ in SIZES], [w for _, w in SIZES])[0]
+        duration = rng.lognormvariate(math.log(median_minutes * 60), sigma)
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"job-{i}"},
+            "spec": {
+                "containers": [
+                    {"name": "main", "image": "train", "resources": {"claims": [{"name": "g"}]}}
+                ],
+                "resourceClaims": [{"name": "g", "resourceClaimTemplateName": f"gpus-{size}"}],
+            },
+        }
+        entries.append({"at": round(at, 3), "duration": round(duration), "objects": [pod]})
+    return entries
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=50)
+    parser.add_argument("--pods", type=int, default=1000)
+    parser.add_argument("--median-minutes", type=float, default=60.0)
+    parser.add_argument("--load", type=float, default=0.8, help="share of the GPUs kept busy")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--step", default=None, help="series step (e.g. 10m); default: changes")
+    parser.add_argument("--cluster", type=Path, help="a cluster's manifests instead")
+    parser.add_argument("--trace", type=Path, help="a trace file instead")
+    args = parser.parse_args()
+
+    from kubedra.cluster.timeline import parse_duration
+
+    step = parse_duration(args.step, "--step") if args.step else None
+    started = time.perf_counter()
+    trace: Trace
+    if args.trace is not None:
+        objects = [o.wire for o in load_paths([args.cluster]).objects] if args.cluster else []
+        trace = load_trace(args.trace)
+    else:
+        objects = cluster(args.nodes)
+        entries = trace_entries(args.nodes, args.pods, args.median_minutes, args.load, args.seed)
+        trace = parse_trace(entries, "synthetic")
+        del entries
+    read_seconds = time.perf_counter() - started
+    sim = new_simulation(seed=args.seed)
+    problems = sim.load(objects)
+    if problems:
+        raise SystemExit(f"cluster refused: {problems[0].object}: {problems[0].message}")
+    del objects
+    gc.collect()
+    nodes = sim.store.count("Node")
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    source, entry_count = trace.source, len(trace.entries)
+    run = Replay(sim, trace, step=step)
+    del trace  # as kubedra replay does: entries go once created
+    state = run.run()
+    wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
+    s = summary(state)
+    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    gpu_hours = s["deviceHours"]["byDeviceClass"]
+    utilization = next(iter(gpu_hours.values()))["utilization"] if gpu_hours else None
+    print(
+        f"trace {source}: {entry_count} entries, {s['pods']} pods on {nodes} nodes; "
+        f"read in {read_seconds:.1f} s"
+    )
+    print(
+        f"replay: {wall:.1f} s wall ({cpu:.1f} s CPU), {s['pods'] / wall:.0f} pods/s, "
+        f"{state.end / wall:.0f} simulated s per wall s ({state.end / 3600:.1f} h simulated), "
+        f"{sim.cycles} scheduling cycles, peak RSS {rss_mib:.0f} MiB"
+    )
+    waits = s["waitSeconds"]
+    print(
+        f"result: {s['placed']} placed, {s['neverPlaced']} never placed, {s['finished']} "
+        f"finished; wait p50 {waits['p50']} s, p99 {waits['p99']} s; makespan "
+        f"{s['makespanSeconds']} s; GPU utilization {utilization:.0%}"
+        if utilization is not None
+        else f"result: {s['placed']} placed, {s['neverPlaced']} never placed"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,466 @@
+"""What the cluster's devices hold over a replay: allocated devices and capacity, the hours
+they were allocated and available, and the stranded capacity.
+
+The meter reads the scheduler's allocator (its inventory of devices and its allocated state)
+and follows the pools that changed since it last looked, so that a sample costs what changed,
+not the size of the cluster. Devices that look alike to every request seen so far (the same
+classes and request matches, the same capacity and policies) form one kind; the stranded
+figure is then worked out per kind and free state, not per device.
+
+Stranded (the fragmentation figure of issue 18): free devices, or free capacity of shared
+devices, that no request of a pending pod could use at that moment. A request can use a device
+when its class and selectors match it, what is free of it covers what the request would
+consume (after the capacity's request policy), and its pool (for node-local slices: its node)
+has as many such devices as the request's ``count`` (all of the pool's matching devices for
+``allocationMode: All``): a lone free GPU on a node is stranded while the pods that wait need
+two GPUs on one node. Node resources, taints and partitionable counters are not considered.
+While no pod waits for devices, free devices are idle, not stranded (the figure is 0).
+
+To keep a sample cheap, each pool's free devices are counted by the set of requests (of all
+seen so far) that could use them, as a bit mask, worked out again only for the pools that
+changed; the stranded figure for the pending requests is then the count of the masks that
+hold none of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kubedra.allocator.capacity import static_consumption
+from kubedra.allocator.inventory import DeviceInfo
+from kubedra.allocator.selectors import SelectorChain
+from kubedra.api.defaults import apply_defaults
+
+if TYPE_CHECKING:
+    from kubedra.allocator.engine import Allocator
+    from kubedra.scheduler.dynamicresources import DynamicResources
+
+NANO = 10**9
+"""The allocator's numbers are in units of 10^-9 (kubedra.allocator.quantities)."""
+MODEL_ATTRIBUTES = ("model", "productName")
+"""Device attributes (any domain) whose value names the GPU model, in this order."""
+
+FreeState = tuple[int, ...] | None
+"""What is free of a device, per capacity name of its kind; () for a free device without
+capacity; None when it is taken whole."""
+
+
+@dataclass
+class Integral:
+    """Allocated and available amounts of one group, integrated over time (in seconds)."""
+
+    allocated: int = 0
+    total: int = 0
+    since: float = 0.0
+    allocated_seconds: float = 0.0
+    total_seconds: float = 0.0
+
+    def advance(self, now: float) -> None:
+        if now > self.since:
+            span = now - self.since
+            self.allocated_seconds += self.allocated * span
+            self.total_seconds += self.total * span
+            self.since = now
+
+
+@dataclass
+class Sample:
+    """The devices at one moment."""
+
+    allocated: dict[str, int] = field(default_factory=dict)
+    """Devices holding an allocation, per DeviceClass selecting them."""
+    capacity: dict[str, int] = field(default_factory=dict)
+    """Capacity allocated (consumed on shared devices, whole on exclusive ones), per name."""
+    free_devices: int = 0
+    stranded_devices: int = 0
+    stranded_capacity: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Option:
+    """One (sub)request a pending pod makes: what selects, consumes and how many."""
+
+    chain: SelectorChain
+    capacity: Mapping[str, Any] | None
+    count: int
+    all: bool
+
+
+class _Kind:
+    __slots__ = ("capacity_names", "classes", "consumption", "full", "matches", "rep")
+
+    def __init__(self, rep: DeviceInfo, classes: tuple[str, ...], matches: frozenset[int]) -> None:
+        self.rep = rep
+        self.classes = classes
+        self.matches = matches
+        self.capacity_names = tuple(rep.capacity)
+        self.full: tuple[int, ...] = tuple(c.number for c in rep.capacity.values())
+        self.consumption: dict[int, tuple[int, ...] | None] = {}
+
+
+class _Device:
+    __slots__ = ("groups", "info", "kind", "pool", "state")
+
+    def __init__(self, info: DeviceInfo, groups: tuple[tuple[str, str], ...], pool: _Pool) -> None:
+        self.info = info
+        self.groups = groups
+        self.pool = pool
+        self.kind: _Kind | None = None
+        self.state: FreeState = ()
+
+
+class _Pool:
+    """One pool's devices, counted by kind and free state, and its free devices and capacity
+    by the mask of the requests that could use them."""
+
+    __slots__ = ("contributions", "counts", "devices")
+
+    def __init__(self) -> None:
+        self.devices: list[_Device] = []
+        self.counts: dict[tuple[_Kind, FreeState], int] = {}
+        self.contributions: dict[int, tuple[int, dict[str, int]]] = {}
+
+    def count(self, kind: _Kind, state: FreeState, delta: int) -> None:
+        key = (kind, state)
+        value = self.counts.get(key, 0) + delta
+        if value:
+            self.counts[key] = value
+        else:
+            self.counts.pop(key, None)
+
+
+class DeviceMeter:
+    """Follows one scheduler's allocator; :meth:`update` then :meth:`sample` at each moment."""
+
+    def __init__(self, dra: DynamicResources, model_attributes: Iterable[str] = MODEL_ATTRIBUTES):
+        self.dra = dra
+        self.model_attributes = tuple(model_attributes)
+        self.groups: dict[tuple[str, str], Integral] = {}
+        """("class"|"pool"|"model", name) -> devices allocated and available over time."""
+        self.capacity_groups: dict[tuple[str, str], Integral] = {}
+        """(class, capacity name) -> capacity allocated and available over time."""
+        self.capacity_taken: dict[str, int] = {}
+        self._class_groups: dict[str, Integral] = {}
+        """The class entries of ``groups`` (a sample reads them; pools are many)."""
+        self._allocator: Allocator | None = None
+        self._devices: dict[str, _Device] = {}
+        self._pools: dict[tuple[str, str], _Pool] = {}
+        self._kinds: dict[tuple[Any, ...], _Kind] = {}
+        self._offset = 0
+        self._options: dict[tuple[int, str, int, bool], int] = {}
+        """(selector chain id, capacity request, count, all) -> option id."""
+        self._option_data: list[_Option] = []
+        self._shapes: dict[tuple[str, ...], frozenset[int]] = {}
+        self._now = 0.0
+        self._changed: set[_Pool] = set()
+        self._masks: dict[int, list[Any]] = {}
+        """Request mask -> [free devices, free capacity per name] over all pools."""
+        self.free = 0
+        """Devices without any allocation."""
+
+    # --- following the allocator ------------------------------------------------------------
+
+    def update(self, now: float) -> None:
+        """Catch up with the allocator's state at ``now`` (seconds from the start)."""
+        self._now = now
+        allocator = self.dra.ensure_allocator()
+        if allocator is not self._allocator:
+            self._rebuild(allocator, now)
+            return
+        changes = allocator.state.changes
+        if self._offset == len(changes):
+            return
+        keys = set(changes[self._offset :])
+        self._offset = len(changes)
+        for key in keys:
+            pool = self._pools.get(key)
+            if pool is None:
+                continue
+            for device in pool.devices:
+                self._refresh(device, now)
+
+    def _rebuild(self, allocator: Allocator, now: float) -> None:
+        for integral in [*self.groups.values(), *self.capacity_groups.values()]:
+            integral.advance(now)
+            integral.allocated = integral.total = 0
+        self.capacity_taken = {}
+        self._masks = {}
+        self.free = 0
+        self._allocator = allocator
+        self._offset = len(allocator.state.changes)
+        self._options.clear()
+        self._option_data.clear()
+        self._shapes.clear()
+        inventory = allocator.inventory
+        chains = [
+            (name, SelectorChain([s for s in cls.selectors if s], [], allocator.features))
+            for name, cls in sorted(inventory.classes.items())
+        ]
+        newest: dict[tuple[str, str], int] = {}
+        for s in inventory.slices:
+            key = (s.driver, s.pool)
+            newest[key] = max(newest.get(key, s.generation), s.generation)
+        self._devices = {}
+        self._pools = {}
+        self._kinds = {}
+        self._changed = set()
+        for s in inventory.slices:
+            if s.generation != newest[(s.driver, s.pool)]:
+                continue
+            for info in s.devices:
+                classes = tuple(name for name, chain in chains if chain.evaluate(info) is True)
+                groups = [("class", c) for c in classes]
+                groups.append(("pool", f"{s.driver}/{s.pool}"))
+                model = self._model(info)
+                if model is not None:
+                    groups.append(("model", model))
+                pool = self._pools.get((s.driver, s.pool))
+                if pool is None:
+                    pool = self._pools[(s.driver, s.pool)] = _Pool()
+                device = _Device(info, tuple(groups), pool)
+                self._devices[info.key] = device
+                pool.devices.append(device)
+                self._changed.add(pool)
+                for group in device.groups:
+                    self._integral(group, now).total += 1
+                for group in groups[: len(classes)]:
+                    for name, cap in info.capacity.items():
+                        self._capacity_integral(group[1], name, now).total += cap.number
+                device.kind = self._kind_of(info, classes)
+                device.state = device.kind.full
+                pool.count(device.kind, device.state, 1)
+                self.free += 1
+                self._refresh(device, now)
+
+    def _model(self, info: DeviceInfo) -> str | None:
+        for wanted in self.model_attributes:
+            for name, value in info.attrs.items():
+                if name.rpartition("/")[2] == wanted and isinstance(value, Mapping):
+                    for key in ("string", "version", "int", "bool"):
+                        if key in value:
+                            return str(value[key])
+        return None
+
+    def _kind_of(self, info: DeviceInfo, classes: tuple[str, ...]) -> _Kind:
+        matches = frozenset(
+            option
+            for option, data in enumerate(self._option_data)
+            if data.chain.evaluate(info) is True
+        )
+        capacity = repr(sorted((k, repr(v)) for k, v in (info.raw.get("capacity") or {}).items()))
+        key = (info.allow_multiple, capacity, classes, matches)
+        kind = self._kinds.get(key)
+        if kind is None:
+            kind = self._kinds[key] = _Kind(info, classes, matches)
+        return kind
+
+    def _integral(self, group: tuple[str, str], now: float) -> Integral:
+        integral = self.groups.get(group)
+        if integral is None:
+            integral = self.groups[group] = Integral(since=now)
+            if group[0] == "class":
+                self._class_groups[group[1]] = integral
+        return integral
+
+    def _capacity_integral(self, device_class: str, name: str, now: float) -> Integral:
+        key = (device_class, name)
+        integral = self.capacity_groups.get(key)
+        if integral is None:
+            integral = self.capacity_groups[key] = Integral(since=now)
+        return integral
+
+    def _refresh(self, device: _Device, now: float) -> None:
+        """Read the device's state from the allocator and move it between the counts."""
+        assert self._allocator is not None and device.kind is not None
+        state = self._allocator.state
+        info = device.info
+        kind = device.kind
+        shared = state.shared.get(info.key)
+        new: FreeState
+        if info.key in state.in_use:
+            new = None
+        elif shared is not None:
+            new = tuple(
+                total - shared.get(name, 0)
+                for name, total in zip(kind.capacity_names, kind.full, strict=True)
+            )
+        else:
+            new = kind.full
+        old = device.state
+        if new == old:
+            return
+        device.pool.count(kind, old, -1)
+        device.pool.count(kind, new, 1)
+        self._changed.add(device.pool)
+        device.state = new
+        was_used, now_used = old != kind.full, new != kind.full
+        if was_used != now_used:
+            self.free += 1 if was_used else -1
+            for group in device.groups:
+                integral = self._integral(group, now)
+                integral.advance(now)
+                integral.allocated += 1 if now_used else -1
+        before, after = self._taken(kind, old), self._taken(kind, new)
+        for i, name in enumerate(kind.capacity_names):
+            delta = after[i] - before[i]
+            if not delta:
+                continue
+            self.capacity_taken[name] = self.capacity_taken.get(name, 0) + delta
+            for device_class in kind.classes:
+                integral = self._capacity_integral(device_class, name, now)
+                integral.advance(now)
+                integral.allocated += delta
+
+    @staticmethod
+    def _taken(kind: _Kind, state: FreeState) -> tuple[int, ...]:
+        if state is None:
+            return kind.full
+        return tuple(total - free for total, free in zip(kind.full, state, strict=True))
+
+    # --- the requests of pending pods ---------------------------------------------------------
+
+    def options(self, shape: tuple[str, ...]) -> frozenset[int]:
+        """The (sub)request options of a pod shape (its claims' specs as JSON), numbered."""
+        found = self._shapes.get(shape)
+        if found is not None:
+            return found
+        assert self._allocator is not None
+        import json
+
+        claims = [
+            apply_defaults(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceClaim",
+                    "metadata": {"name": f"shape-{i}", "namespace": "default"},
+                    "spec": json.loads(spec),
+                }
+            )
+            for i, spec in enumerate(shape)
+        ]
+        ids: set[int] = set()
+        new = False
+        for prepared in self._allocator.prepare(claims):
+            for slot in prepared.slots:
+                for data in slot.options:
+                    if data.error is not None or data.chain is None:
+                        continue
+                    capacity = repr(sorted((data.capacity or {}).items()))
+                    key = (data.chain.chain_id, capacity, data.count, data.mode_all)
+                    option = self._options.get(key)
+                    if option is None:
+                        option = self._options[key] = len(self._option_data)
+                        self._option_data.append(
+                            _Option(data.chain, data.capacity, max(data.count, 1), data.mode_all)
+                        )
+                        new = True
+                    ids.add(option)
+        if new:
+            self._regroup()
+        result = frozenset(ids)
+        self._shapes[shape] = result
+        return result
+
+    def _regroup(self) -> None:
+        """New options: the kinds are drawn again from what matches them."""
+        self._kinds = {}
+        for pool in self._pools.values():
+            pool.counts = {}
+        for device in self._devices.values():
+            assert device.kind is not None
+            device.kind = self._kind_of(device.info, device.kind.classes)
+            device.pool.count(device.kind, device.state, 1)
+        self._changed = set(self._pools.values())  # every pool is judged again
+
+    # --- one moment -----------------------------------------------------------------------------
+
+    def sample(self, pending_shapes: Iterable[tuple[str, ...]]) -> Sample:
+        """The devices now; stranded against the requests of ``pending_shapes`` (the claims
+        of the pods that wait for devices; with none, free devices are idle, not stranded)."""
+        out = Sample()
+        for name, integral in self._class_groups.items():
+            out.allocated[name] = integral.allocated
+        out.capacity = {n: v for n, v in self.capacity_taken.items() if v}
+        out.free_devices = self.free
+        pending = 0
+        if self._allocator is not None:
+            for shape in pending_shapes:
+                for option in self.options(shape):
+                    pending |= 1 << option
+        for pool in self._changed:
+            self._judge(pool)
+        self._changed = set()
+        if not pending:
+            return out
+        capacity: dict[str, int] = {}
+        for mask, (devices, free) in self._masks.items():
+            if mask & pending:
+                continue
+            out.stranded_devices += devices
+            for name, value in free.items():
+                capacity[name] = capacity.get(name, 0) + value
+        out.stranded_capacity = {n: v for n, v in capacity.items() if v}
+        return out
+
+    def _judge(self, pool: _Pool) -> None:
+        """Count the pool's free devices and capacity again by the requests that could use
+        them, and update the totals."""
+        masks = self._masks
+        for mask, (devices, free) in pool.contributions.items():
+            total = masks[mask]
+            total[0] -= devices
+            for name, value in free.items():
+                total[1][name] -= value
+        usable: list[int] = []
+        for option, data in enumerate(self._option_data):
+            fitting = matching = 0
+            for (kind, state), count in pool.counts.items():
+                if option not in kind.matches:
+                    continue
+                matching += count
+                if state is not None and self._fits(kind, option, state):
+                    fitting += count
+            need = matching if data.all else data.count
+            if fitting >= need > 0:
+                usable.append(option)
+        contributions: dict[int, tuple[int, dict[str, int]]] = {}
+        for (kind, state), count in pool.counts.items():
+            if state is None:
+                continue
+            mask = 0
+            for option in usable:
+                if option in kind.matches and self._fits(kind, option, state):
+                    mask |= 1 << option
+            devices, free = contributions.get(mask, (0, {}))
+            if state == kind.full:
+                devices += count
+            for name, value in zip(kind.capacity_names, state, strict=True):
+                if value:
+                    free[name] = free.get(name, 0) + value * count
+            contributions[mask] = (devices, free)
+        pool.contributions = contributions
+        for mask, (devices, free) in contributions.items():
+            total = masks.setdefault(mask, [0, {}])
+            total[0] += devices
+            for name, value in free.items():
+                total[1][name] = total[1].get(name, 0) + value
+
+    def _fits(self, kind: _Kind, option: int, state: tuple[int, ...]) -> bool:
+        if option not in kind.consumption:
+            consumed = static_consumption(kind.rep, self._option_data[option].capacity)
+            kind.consumption[option] = (
+                None if consumed is None else tuple(amount for _, amount, _ in consumed)
+            )
+        need = kind.consumption[option]
+        if need is None:
+            return False
+        if not kind.rep.allow_multiple and state != kind.full:
+            return False
+        return all(n <= f for n, f in zip(need, state, strict=True))
+
+    def finish(self, now: float) -> None:
+        """Integrate every group up to ``now`` (the end of the replay)."""
+        for integral in [*self.groups.values(), *self.capacity_groups.values()]:
+            integral.advance(now)
