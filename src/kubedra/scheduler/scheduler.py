@@ -208,9 +208,10 @@ def pod_key(pod: Mapping[str, Any]) -> str:
 
 def node_scheduling_changed(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
     """upstream's nodeSchedulingPropertiesChange: whether a Node update changed what the
-    scheduler reads (unschedulable, allocatable, labels, taints, annotations, or conditions
-    other than their heartbeat times; capacity too, which stands in for a missing
-    allocatable here); kubelets' periodic status reports change none."""
+    scheduler reads (unschedulable, allocatable, labels, taints, annotations, declared
+    features (UpdateNodeDeclaredFeature: the allocator reads DRAOptionalNodeOperations there),
+    or conditions other than their heartbeat times; capacity too, which stands in for a
+    missing allocatable here); kubelets' periodic status reports change none."""
     if old is None:
         return True
 
@@ -230,6 +231,7 @@ def node_scheduling_changed(old: Mapping[str, Any] | None, new: Mapping[str, Any
             meta.get("labels"),
             spec.get("taints"),
             meta.get("annotations"),
+            status.get("declaredFeatures"),
             conditions,
         )
 
