@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from kubedra.api.io import LoadResult, load_paths
 from kubedra.cli import options
 
 
@@ -37,6 +36,7 @@ def serve(
 
     The simulated clock starts now and follows the wall clock; --start-time fixes where it
     starts and moves it only as the simulation does (reproducible runs)."""
+    from kubedra.api.io import LoadResult, load_paths
     from kubedra.apiserver import write_kubeconfig
     from kubedra.cli.serve_api_cmd import _example
     from kubedra.scheduler import new_simulation
