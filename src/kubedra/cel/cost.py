@@ -244,6 +244,10 @@ class _Estimator:
         entry: Entry | None = None
         for overload in overloads:
             estimate: CallEstimate | None = call_estimate(name, overload.id, target, args)
+            if overload.work is not None:
+                # Upstream's figure leaves this work out (and for flatten, takes the
+                # target's size for the result's), so it bounds nothing at run time.
+                self.guessed = True
             if estimate is None:
                 estimate = CallEstimate((1, 1))
                 if not isinstance(overload.cost, int) and self.value_dependent(overload, args):

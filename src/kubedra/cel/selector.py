@@ -191,6 +191,12 @@ class CompiledSelector:
         self._scratch = program.scratch_size
         self.estimated_max_cost: int = program.estimated_max_cost
 
+    @property
+    def cost_bounded(self) -> bool:
+        """Whether the estimate bounds every evaluation's cost and work, so that ``matches``
+        runs without tracking them (the fuzz tests check that it does)."""
+        return self._fast is not None
+
     def matches(self, device: CelDevice) -> bool:
         """Whether the device is selected; raises CelEvaluationError like upstream."""
         fast = self._fast
