@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli import options
 from kubedra.cli.options import Output
 from kubedra.cli.simulate_cmd import PreemptionMode, PreemptionOption
@@ -42,6 +43,7 @@ def explain_pod_cmd(
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
+    max_pods: options.MaxPods = DEFAULT_MAX_PODS,
     scheduler: Annotated[
         Policy, typer.Option("--scheduler", help="default (kube-scheduler) or first-fit.")
     ] = Policy.DEFAULT,
@@ -72,6 +74,7 @@ def explain_pod_cmd(
         namespace,
         kubernetes_version,
         feature_gates,
+        max_pods,
     )
     read = gather_shown(flags, _err, 1)
     stop_if_unreadable(read, _err, 1)

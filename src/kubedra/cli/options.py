@@ -98,6 +98,14 @@ KubernetesVersion = Annotated[
         show_default=False,
     ),
 ]
+MaxPods = Annotated[
+    int,
+    typer.Option(
+        "--max-pods",
+        min=1,
+        help="Make at most N pods of the input's workloads (Deployments, Jobs...).",
+    ),
+]
 FeatureGatesOption = Annotated[
     str | None,
     typer.Option(

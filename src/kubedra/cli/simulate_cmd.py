@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli import options
 from kubedra.cli.options import Output
 from kubedra.cli.sim_input import example_names
@@ -71,6 +72,7 @@ def simulate(
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
+    max_pods: options.MaxPods = DEFAULT_MAX_PODS,
     scheduler: Annotated[
         Policy, typer.Option("--scheduler", help="default (kube-scheduler) or first-fit.")
     ] = Policy.DEFAULT,
@@ -143,6 +145,7 @@ def simulate(
         namespace,
         kubernetes_version,
         feature_gates,
+        max_pods,
     )
     read = gather_shown(flags, echo, EXIT_BAD_INPUT)
     steps: list[Any] = []
