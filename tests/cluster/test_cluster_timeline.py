@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from cluster_builders import claim, device_class, gpu_slice, node, pod
 
 from kubedra.cluster.simulation import Simulation
-from kubedra.cluster.timeline import TimelineError, parse_duration, parse_timeline
+from kubedra.cluster.timeline import (
+    TimelineError,
+    load_timeline,
+    parse_duration,
+    parse_timeline,
+)
 
 
 def test_durations() -> None:
@@ -81,3 +88,73 @@ def test_taint_without_untaint_evicts_at_the_toleration_end() -> None:
     run(sim, [{"taint": {"name": "r", "device": "g0", "key": "k"}}])
     assert sim.store.get("Pod", "p", "default") is None
     assert (sim.clock.now() - start).total_seconds() == 300
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (float("inf"), "x: inf is longer than a duration may be (at most "
+         "2562047h47m16.854775807s, Go's time.Duration)"),
+        (float("nan"), "x: not a duration: nan"),
+        ("99999999999999999999h", "x: '99999999999999999999h' is longer than a duration may be"),
+        ("2562048h", "x: '2562048h' is longer than a duration may be"),
+        (9223372037, "x: 9223372037 is longer than a duration may be"),
+    ],
+)  # fmt: skip
+def test_durations_are_bounded_as_go_durations(value: Any, message: str) -> None:
+    """.inf, .nan and 10**20 hours printed OverflowError/ValueError tracebacks from the
+    clock; a duration holds at most 2**63 - 1 nanoseconds."""
+    with pytest.raises(TimelineError, match=re.escape(message)):
+        parse_duration(value, "x")
+    assert parse_duration("2562047h", "x") == 2562047 * 3600
+
+
+def test_all_steps_together_let_at_most_one_duration_pass() -> None:
+    steps = [{"wait": "2000000h"}, {"after": "1000000h", "cordon": "n1"}]
+    with pytest.raises(TimelineError, match=re.escape("t.yaml: step 2: the steps up to here")):
+        parse_timeline(steps, "t.yaml")
+
+
+def test_a_toleration_past_292_years_wraps_as_in_go() -> None:
+    """tolerationSeconds 2**63 - 1 overflowed the clock; upstream's
+    ``time.Duration(s) * time.Second`` wraps to -1 s, so the pod is evicted at once."""
+    toleration = {
+        "key": "k",
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": 2**63 - 1,
+    }
+    sim = Simulation()
+    objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), claim("c", [toleration])]
+    assert sim.load([*objects, pod("p", claim="c")]) == []
+    sim.run()
+    start = sim.clock.now()
+    run(sim, [{"taint": {"name": "r", "device": "g0", "key": "k"}}])
+    assert sim.store.get("Pod", "p", "default") is None
+    assert sim.clock.now() == start
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: &a [x, x, x, x, x, x, x, x, x]\n"
+         + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+                   for p, c in zip("abcdefgh", "bcdefghi", strict=True)),
+         "YAML document contains excessive aliasing"),
+        ("- wait: 1s\n---\n- wait: 2s\n", "one YAML document of steps, not 2"),
+        ("- wait: [1s\n", "YAML syntax error"),
+    ],
+)  # fmt: skip
+def test_step_files_are_read_as_manifests_are(tmp_path: Path, text: str, message: str) -> None:
+    """The bounded reader: an alias bomb is refused in linear time, not expanded."""
+    path = tmp_path / "t.yaml"
+    path.write_text(text)
+    with pytest.raises(TimelineError, match=re.escape(message)):
+        load_timeline(path)
+
+
+def test_a_fifo_is_not_read_as_a_step_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "t.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(TimelineError, match="not a regular file"):
+        load_timeline(fifo)

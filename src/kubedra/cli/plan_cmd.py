@@ -14,6 +14,9 @@ from typing import Annotated, Any
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_NODES
+from kubedra.cli import options
+
 EXIT_BAD_INPUT = 1
 
 plan_app = typer.Typer(
@@ -179,9 +182,7 @@ def nodes(
     paths: Paths = None,
     files: Files = None,
     example: Example = None,
-    max_nodes: Annotated[
-        int, typer.Option("--max-nodes", min=1, help="Add at most N nodes.")
-    ] = 100,
+    max_nodes: options.MaxNodes = DEFAULT_MAX_NODES,
     device_policy: PolicyOpt = "first-fit",
     output: OutputOpt = Output.TEXT,
 ) -> None:
@@ -217,6 +218,7 @@ def what_if(
     example: Example = None,
     device_policy: PolicyOpt = "first-fit",
     output: OutputOpt = Output.TEXT,
+    max_nodes: options.MaxNodes = DEFAULT_MAX_NODES,
 ) -> None:
     """Apply changes (nodes, slices, class selectors, taints, ...) and show what moves."""
     from kubedra.cluster.store import StoreError
@@ -225,7 +227,7 @@ def what_if(
     from kubedra.planning.cluster import PlanInputError
 
     try:
-        steps = whatif.load_steps(steps_file)
+        steps = whatif.load_steps(steps_file, max_nodes)
     except TimelineError as error:
         raise _fail(str(error)) from None
     sim = _cluster(paths, files, example, device_policy, steps[0].after if steps else None)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubedra.api.limits import DEFAULT_MAX_PODS
+from kubedra.api.limits import DEFAULT_MAX_NODES, DEFAULT_MAX_PODS
 from kubedra.cli import options
 from kubedra.cli.options import Output
 from kubedra.cli.sim_input import example_names
@@ -73,6 +73,7 @@ def simulate(
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
     max_pods: options.MaxPods = DEFAULT_MAX_PODS,
+    max_nodes: options.MaxNodes = DEFAULT_MAX_NODES,
     scheduler: Annotated[
         Policy, typer.Option("--scheduler", help="default (kube-scheduler) or first-fit.")
     ] = Policy.DEFAULT,
@@ -152,9 +153,9 @@ def simulate(
     what_if_steps: list[Any] = []
     try:
         if events is not None:
-            steps = load_steps(events)
+            steps = load_steps(events, max_nodes)
         if what_if is not None:
-            what_if_steps = load_steps(what_if)
+            what_if_steps = load_steps(what_if, max_nodes)
     except TimelineError as error:
         err.print(f"error: {error}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None

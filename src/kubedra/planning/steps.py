@@ -24,12 +24,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubedra.api.io import load_text
+from kubedra.api.limits import DEFAULT_MAX_NODES
 from kubedra.api.validation.api import validate_object
 from kubedra.cluster.simulation import Simulation
-from kubedra.cluster.timeline import ACTIONS, Step, TimelineError, parse_duration, parse_step
+from kubedra.cluster.timeline import (
+    ACTIONS,
+    ElapsedTime,
+    Step,
+    TimelineError,
+    parse_duration,
+    parse_step,
+    read_steps_file,
+)
 from kubedra.planning.capacity import copy_of
 from kubedra.planning.cluster import PlanInputError, load_objects
 from kubedra.planning.nodes import instantiate, split_template
@@ -72,7 +79,7 @@ def _drain(value: Any, where: str, remove: bool) -> Built:
     return f"{'remove-node' if remove else 'drain'} {node_name}", run
 
 
-def _add_nodes(value: Any, where: str, base_dir: Path) -> Built:
+def _add_nodes(value: Any, where: str, base_dir: Path, max_nodes: int) -> Built:
     if not isinstance(value, dict) or not value.get("template"):
         raise TimelineError(f"{where}.template: required (a Node and its ResourceSlices)")
     unknown = [k for k in value if k not in ("template", "count", "name")]
@@ -81,6 +88,11 @@ def _add_nodes(value: Any, where: str, base_dir: Path) -> Built:
     count = value.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         raise TimelineError(f"{where}.count: a whole number of at least 1")
+    if count > max_nodes:
+        raise TimelineError(
+            f"{where}.count: {count} nodes, more than the {max_nodes} a step may add "
+            "(raise the bound with --max-nodes)"
+        )
     path = Path(str(value["template"]))
     if not path.is_absolute():
         path = base_dir / path
@@ -176,7 +188,6 @@ def _set_class_selector(value: Any, where: str, base_dir: Path) -> Built:
 
 
 _OWN_BUILDERS: dict[str, Callable[[Any, str, Path], Built]] = {
-    "add-nodes": _add_nodes,
     "drain": lambda v, w, _: _drain(v, w, remove=False),
     "remove-node": lambda v, w, _: _drain(v, w, remove=True),
     "add-slice": _add_slice,
@@ -185,8 +196,12 @@ _OWN_BUILDERS: dict[str, Callable[[Any, str, Path], Built]] = {
 }
 
 
-def parse_steps(data: Any, source: str, base_dir: Path) -> list[Step]:
-    """The steps of a what-if or events file; raises TimelineError naming step and field."""
+def parse_steps(
+    data: Any, source: str, base_dir: Path, max_nodes: int = DEFAULT_MAX_NODES
+) -> list[Step]:
+    """The steps of a what-if or events file; raises TimelineError naming step and field.
+    An ``add-nodes`` step adds at most ``max_nodes`` nodes, and the steps together let at
+    most one time.Duration pass."""
     if isinstance(data, dict) and "steps" in data:
         data = data["steps"]
     if data is None:
@@ -194,6 +209,7 @@ def parse_steps(data: Any, source: str, base_dir: Path) -> list[Step]:
     if not isinstance(data, list):
         raise TimelineError(f"{source}: a list of steps (or a map with steps)")
     steps: list[Step] = []
+    elapsed = ElapsedTime()
     for i, raw in enumerate(data):
         where = f"{source}: step {i + 1}"
         if not isinstance(raw, dict):
@@ -209,19 +225,18 @@ def parse_steps(data: Any, source: str, base_dir: Path) -> list[Step]:
         name = actions[0]
         if name not in OWN:
             steps.append(parse_step(i, raw, where))
-            continue
-        after = parse_duration(raw.get("after", 0), f"{where}.after")
-        description, action = _OWN_BUILDERS[name](raw[name], f"{where}.{name}", base_dir)
-        steps.append(Step(i, description, after, action))
+        else:
+            after = parse_duration(raw.get("after", 0), f"{where}.after")
+            if name == "add-nodes":
+                built = _add_nodes(raw[name], f"{where}.{name}", base_dir, max_nodes)
+            else:
+                built = _OWN_BUILDERS[name](raw[name], f"{where}.{name}", base_dir)
+            steps.append(Step(i, built[0], after, built[1]))
+        elapsed.add(raw, where)
     return steps
 
 
-def load_steps(path: Path) -> list[Step]:
-    """Read and check every step of a file; raises TimelineError."""
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise TimelineError(f"{path}: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        raise TimelineError(f"{path}: YAML syntax error: {error}") from None
-    return parse_steps(data, str(path), path.parent)
+def load_steps(path: Path, max_nodes: int = DEFAULT_MAX_NODES) -> list[Step]:
+    """Read (as manifests are read: bounded) and check every step of a file; raises
+    TimelineError."""
+    return parse_steps(read_steps_file(path), str(path), path.parent, max_nodes)
