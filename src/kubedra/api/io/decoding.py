@@ -448,8 +448,8 @@ def _json_type(value: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    if isinstance(value, dict | list):
-        return ""
+    if isinstance(value, dict | list) or value is None:
+        return ""  # "got null", not "got null null"
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
