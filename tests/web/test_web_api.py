@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import urllib.error
 import urllib.request
 from typing import Any
 
@@ -287,3 +288,23 @@ def test_kubernetes_api_is_served_under_k8s(client: Any) -> None:
     assert status == 200 and body["spec"]["nodeName"] == "worker-2"
     status, body = client.get("/k8s/api/v1/namespaces/default/pods/nope")
     assert status == 404 and body["kind"] == "Status"
+
+
+def test_the_pages_kubernetes_api_has_serve_apis_request_checks(client: Any) -> None:
+    """/k8s is the same router: a PATCH naming another pod is refused there too."""
+    patch = {"metadata": {"name": "other", "labels": {"x": "y"}}}
+    request = urllib.request.Request(
+        client.base + "/k8s/api/v1/namespaces/default/pods/training",
+        data=json.dumps(patch).encode(),
+        method="PATCH",
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    body = json.loads(refused.value.read())
+    assert (refused.value.code, body["message"]) == (
+        400,
+        "the name of the object (other) does not match the name on the URL (training)",
+    )
+    status, events = client.post("/k8s/api/v1/namespaces/default/events", {"kind": "Event"})
+    assert status == 405 and events["reason"] == "MethodNotAllowed"
