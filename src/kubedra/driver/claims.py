@@ -135,8 +135,9 @@ def decoded_claim(claim: Any, ref: ClaimRef) -> dict[str, Any]:
     if not isinstance(claim, dict):
         raise ClaimLookupError(f"claim {ref}: not an object")
     content = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", **claim}
-    if content["kind"] != "ResourceClaim" or (content["apiVersion"], "ResourceClaim") not in (
-        SUPPORTED_KINDS
+    version = content["apiVersion"]
+    if content["kind"] != "ResourceClaim" or (
+        not isinstance(version, str) or (version, "ResourceClaim") not in SUPPORTED_KINDS
     ):
         raise ClaimLookupError(
             f"claim {ref}: not a ResourceClaim ({content['apiVersion']}, {content['kind']})"
