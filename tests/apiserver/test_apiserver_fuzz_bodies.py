@@ -56,7 +56,7 @@ def _object_body(draw: st.DrawFn) -> bytes:
         obj[draw(st.sampled_from(["spec", "status", "metadata", "kind", "apiVersion"]))] = draw(
             _JSON
         )
-    if draw(st.booleans()):
+    if draw(st.booleans()) and isinstance(obj["metadata"], dict):
         obj["metadata"]["resourceVersion"] = draw(st.sampled_from(["1", "x", "", "99999999"]))
     return json.dumps(obj).encode()
 
