@@ -292,6 +292,16 @@ def test_one_command_makes_a_bounded_number_of_pods(tmp_path: Path) -> None:
     assert 'Deployment.apps "default/web" makes 3 pods: more than the 2 one command' in low.stderr
     ok = kubedra("simulate", str(CLUSTER), str(tmp_path / "app.yaml"), "--max-pods", "3")
     assert ok.returncode == 0, ok.stderr
+    # The bound is on the command's total: a second Deployment of 3 passes 5.
+    second = APP.split("---\n")[1].replace("name: web", "name: api")
+    (tmp_path / "api.yaml").write_text(second)
+    both = [str(CLUSTER), str(tmp_path / "app.yaml"), str(tmp_path / "api.yaml")]
+    total = kubedra("simulate", *both, "--max-pods", "5")
+    assert total.returncode == 1
+    assert 'Deployment.apps "default/api" makes 3 pods (3 before it): more than the 5' in (
+        total.stderr
+    )
+    assert "default/web" not in total.stderr
 
 
 def test_workload_counts_are_checked_as_the_apiserver_checks_them(tmp_path: Path) -> None:

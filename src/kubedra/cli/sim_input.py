@@ -223,7 +223,6 @@ def _collect(loaded: LoadResult, result: SimInput, max_pods: int = DEFAULT_MAX_P
                     f"{entry.location()}: {name} makes {count} pods{before}: more than "
                     f"the {max_pods} one command makes (raise the bound with --max-pods)"
                 )
-                made += count
                 continue
             made += count
             pods = expand_pods(entry.content, nodes=nodes, taken=taken)
