@@ -321,3 +321,21 @@ def test_bad_time_zones_are_cel_errors(zone: str, message: str) -> None:
     with pytest.raises(CelEvaluationError, match=message) as info:
         selector.evaluate(device)
     assert "internal error" not in str(info.value)
+
+
+def test_starts_with_on_a_long_receiver_is_tracked() -> None:
+    """cel-go estimates ``s.startsWith("")`` by its argument (0) but charges it by ``s``: a
+    thousand calls on a 10,240-character string are estimated at 7,188 and cost past the
+    limit, which the untracked path skipped (it answered true)."""
+    doubled = "".join(f"cel.bind(s{i}, s{i - 1} + s{i - 1}, " for i in range(1, 11))
+    selector = compile_selector(
+        'cel.bind(s0, "aaaaaaaaaa", '
+        + doubled
+        + 'lists.range(1000).all(i, s10.startsWith(""))'
+        + ")" * 11
+    )
+    assert selector.estimated_max_cost == 7188  # upstream's figure, for validation
+    assert selector.cost_bound is not None and selector.cost_bound > 1_000_000
+    for evaluate in (selector.evaluate, selector.matches):
+        with pytest.raises(CelCostLimitError, match=LIMIT_MESSAGE):
+            evaluate(DEVICE)

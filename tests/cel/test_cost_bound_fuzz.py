@@ -128,7 +128,7 @@ def _check(expression: str) -> None:
         value, cost = tracked[1]  # type: ignore[misc]
         if selector.cost_bounded:
             STATS["bounded"] += 1
-            assert cost <= FAST_PATH_MARGIN * selector.estimated_max_cost, expression
+            assert cost <= FAST_PATH_MARGIN * (selector.cost_bound or 0), expression
         tracked = ("value", value)
     elif "cost limit" in str(tracked[1]):
         STATS["limit"] += 1

@@ -280,7 +280,7 @@ def _run_selector(expression: str) -> None:
     if tracked[0] == "value" and selector.cost_bounded:
         # matches skips the accounting only where the estimate (with the margin the fast
         # path keeps) bounds the actual cost.
-        assert tracked[1][1] <= FAST_PATH_MARGIN * selector.estimated_max_cost, expression
+        assert tracked[1][1] <= FAST_PATH_MARGIN * (selector.cost_bound or 0), expression
         tracked = ("value", tracked[1][0])
     elif tracked[0] == "value":
         tracked = ("value", tracked[1][0])
