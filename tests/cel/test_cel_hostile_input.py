@@ -11,10 +11,18 @@ from kubedra.cel import CelCompileError, CelCostLimitError, CelEvaluationError, 
 from kubedra.cel.device import CelDevice
 from kubedra.cel.environment import Environment, standard_registry
 from kubedra.cel.registry import Overload, Registry
+from kubedra.cel.selector import CompiledSelector
 from kubedra.cel.types import BOOL, INT, list_of
 
 LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
 DEVICE = CelDevice.from_v1({"name": "d", "attributes": {}}, "gpu.example.com")
+
+
+def stops_at_the_limit(selector: CompiledSelector) -> None:
+    """Both paths (``evaluate``, and ``matches``, the allocator's) end with the limit error."""
+    for evaluate in (selector.evaluate, selector.matches):
+        with pytest.raises(CelCostLimitError, match=LIMIT_MESSAGE):
+            evaluate(DEVICE)
 
 
 @pytest.mark.parametrize(
@@ -32,9 +40,7 @@ DEVICE = CelDevice.from_v1({"name": "d", "attributes": {}}, "gpu.example.com")
 def test_cheap_looking_calls_stop_at_the_limit_quickly(expression: str) -> None:
     started = time.perf_counter()
     selector = compile_selector(expression)
-    for evaluate in (selector.evaluate, selector.matches):
-        with pytest.raises(CelCostLimitError, match=LIMIT_MESSAGE):
-            evaluate(DEVICE)
+    stops_at_the_limit(selector)
     assert time.perf_counter() - started < 1.0
 
 
@@ -131,18 +137,14 @@ def test_flattened_shared_lists_stop_at_the_limit_on_both_paths() -> None:
     track the cost as ``evaluate`` (and cel-go) do, not return True."""
     selector = compile_selector(shared_levels(6, "top.flatten(5).all(x, x == 0)"))
     assert selector.estimated_max_cost < 1000  # upstream's figure, unchanged
-    for evaluate in (selector.evaluate, selector.matches):
-        with pytest.raises(CelCostLimitError, match=LIMIT_MESSAGE):
-            evaluate(DEVICE)
+    stops_at_the_limit(selector)
 
 
 def test_flatten_work_is_metered_before_the_walk() -> None:
     """10**9 items cost 8 x 10 + 11 units upstream; walking them would take minutes (and
     gigabytes): the walk is counted first and stops at the limit."""
     selector = compile_selector(shared_levels(9, "top.flatten(8).size() > 0"))
-    for evaluate in (selector.evaluate, selector.matches):
-        with pytest.raises(CelCostLimitError, match=LIMIT_MESSAGE):
-            evaluate(DEVICE)
+    stops_at_the_limit(selector)
 
 
 @pytest.mark.parametrize(
@@ -205,9 +207,7 @@ def test_work_upstream_does_not_charge_stops_at_the_limit(body: str) -> None:
     expression = body if body.startswith(("cel.bind(a", "cel.bind(b")) else shared_levels(9, body)
     started = time.perf_counter()
     selector = compile_selector(expression)
-    for evaluate in (selector.evaluate, selector.matches):
-        with pytest.raises(CelCostLimitError, match=LIMIT_MESSAGE):
-            evaluate(DEVICE)
+    stops_at_the_limit(selector)
     assert time.perf_counter() - started < 1.0
 
 
@@ -336,6 +336,4 @@ def test_starts_with_on_a_long_receiver_is_tracked() -> None:
     )
     assert selector.estimated_max_cost == 7188  # upstream's figure, for validation
     assert selector.cost_bound is not None and selector.cost_bound > 1_000_000
-    for evaluate in (selector.evaluate, selector.matches):
-        with pytest.raises(CelCostLimitError, match=LIMIT_MESSAGE):
-            evaluate(DEVICE)
+    stops_at_the_limit(selector)
