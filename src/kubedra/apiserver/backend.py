@@ -101,8 +101,13 @@ class LiveCluster:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def create(self, info: KindInfo, namespace: str | None, body: Any) -> dict[str, Any]:
+    def create(
+        self, info: KindInfo, namespace: str | None, body: Any, url_name: str | None = None
+    ) -> dict[str, Any]:
+        """POST (``url_name`` None), or an apply patch to a name that does not exist yet."""
         obj = self._decode(info, namespace, body)
+        if url_name is not None:
+            check_name(obj, url_name)
         if info.kind == "Namespace" and not (obj.get("status") or {}).get("phase"):
             obj["status"] = {**(obj.get("status") or {}), "phase": "Active"}  # as upstream
         if info.kind == "ResourcePoolStatusRequest":
@@ -121,8 +126,7 @@ class LiveCluster:
     ) -> dict[str, Any]:
         """PUT: the main resource keeps the stored status; ``/status`` changes only status."""
         obj = self._decode(info, namespace, body)
-        if obj["metadata"].get("name") != name:
-            raise bad_request("the name of the object does not match the name on the URL")
+        check_name(obj, name)
         with self.lock:
             current = self.store.get(info.kind, name, namespace)
             if current is None:
@@ -155,12 +159,13 @@ class LiveCluster:
             current = self.store.get(info.kind, name, namespace)
             if current is None:
                 if "apply-patch" in content_type:
-                    return self.create(info, namespace, patch)
+                    return self.create(info, namespace, patch, url_name=name)
                 raise not_found(info, name)
             if "strategic" in content_type:
                 patch = without_directives(patch)
             merged = merge_patch(copy.deepcopy(shown_as(info, current)), patch)
             obj = self._decode(info, namespace, merged)
+            check_name(obj, name)  # a patch may not rename: it would rewrite another object
             new = self._merge_status(info, current, obj, subresource)
             return shown_as(info, self._update(info, name, new))
 
@@ -270,6 +275,16 @@ class LiveCluster:
             return decode(body, self.release or DEFAULT)
         except DecodeError as error:
             raise bad_request(str(error)) from None
+
+
+def check_name(obj: dict[str, Any], name: str) -> None:
+    """The apiserver's checkName for update, patch and apply: the object's name must be the
+    one on the URL (else a PATCH to ``pods/a`` naming ``b`` would write ``b``)."""
+    found = obj["metadata"].get("name") or ""
+    if found != name:
+        raise bad_request(
+            f"the name of the object ({found}) does not match the name on the URL ({name})"
+        )
 
 
 def merge_patch(target: Any, patch: Any) -> Any:

@@ -16,21 +16,23 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from kubedra.apiserver import discovery, openapi, protobuf
+from kubedra.apiserver import discovery, openapi
 from kubedra.apiserver.backend import LiveCluster, shown_as
+from kubedra.apiserver.body import decode_body, delete_options, read_body
+from kubedra.apiserver.discovery import EVENT
 from kubedra.apiserver.selectors import Matcher, field_matcher, label_matcher
-from kubedra.apiserver.status import ApiError, bad_request, path_not_found
+from kubedra.apiserver.status import ApiError, bad_request, method_not_allowed, path_not_found
 from kubedra.apiserver.tables import to_table, wants_table
 from kubedra.cluster.kinds import KindInfo
 
 WATCH_POLL_SECONDS = 0.05
 DEFAULT_WATCH_SECONDS = 1800
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
 def json_response(body: Any, code: int = 200, media: str = "application/json") -> Response:
@@ -88,10 +90,13 @@ class ContinueToken:
     def start(token: str, items: list[dict[str, Any]]) -> int:
         try:
             data = json.loads(base64.urlsafe_b64decode(token.encode()))
-            offset = int(data["offset"])
-            uid = str(data["uid"])
-        except (ValueError, KeyError, TypeError, binascii.Error):
+        except (ValueError, TypeError, binascii.Error, RecursionError):
             raise bad_request("continue key is not valid: illegal base64 data") from None
+        offset = data.get("offset") if isinstance(data, dict) else None
+        uid = data.get("uid") if isinstance(data, dict) else None
+        if type(offset) is not int or offset < 0 or not isinstance(uid, str):
+            # Not one this server wrote (1e999, a string, a negative offset...).
+            raise bad_request("continue key is not valid: not a continue token of this server")
         for index, item in enumerate(items):
             if item["metadata"].get("uid") == uid:
                 return index + 1
@@ -207,7 +212,13 @@ class ApiRoutes:
                 )
                 return json_response(table)
             return json_response(obj)
-        body = await self._body(request, target.info.kind)
+        if target.info is EVENT:  # recorded by the scheduler, never written by clients
+            raise method_not_allowed(_VERBS.get(method, method.lower()), target.info)
+        raw = await read_body(request)
+        content_type = request.headers.get("content-type", "")
+        body = await run_in_threadpool(
+            decode_body, raw, content_type, target.info.kind, request.method
+        )
         if method == "POST" and target.name is None:
             created = await run_in_threadpool(cluster.create, target.info, target.namespace, body)
             return json_response(created, 201)
@@ -226,7 +237,6 @@ class ApiRoutes:
             )
             return json_response(updated)
         if method == "PATCH":
-            content_type = request.headers.get("content-type", "")
             patched = await run_in_threadpool(
                 cluster.patch,
                 target.info,
@@ -238,29 +248,12 @@ class ApiRoutes:
             )
             return json_response(patched)
         if method == "DELETE":
-            options = body if isinstance(body, dict) else {}
+            options = delete_options(body)
             last = await run_in_threadpool(
                 cluster.delete, target.info, target.namespace, target.name, options
             )
             return json_response(last)
         raise ApiError(405, "MethodNotAllowed", f"{method} is not supported")
-
-    @staticmethod
-    async def _body(request: Request, kind: str) -> Any:
-        raw = await request.body()
-        if not raw.strip():
-            return None
-        content_type = request.headers.get("content-type", "")
-        if content_type.startswith(protobuf.PROTOBUF):
-            if request.method == "DELETE":
-                return None  # DeleteOptions: the defaults (background propagation) apply
-            return protobuf.decode_body(raw, kind)
-        try:
-            if "yaml" in content_type:
-                return yaml.safe_load(raw)
-            return json.loads(raw)
-        except (ValueError, yaml.YAMLError) as error:
-            raise bad_request(f"the body of the request could not be decoded: {error}") from None
 
     def _matchers(self, request: Request, target: Target) -> tuple[Matcher, Matcher]:
         params = request.query_params
@@ -307,7 +300,7 @@ class ApiRoutes:
     def _delete_collection(self, request: Request, target: Target, body: Any) -> Response:
         """``deletecollection``: delete every selected object; answer the list of them."""
         labels, fields = self._matchers(request, target)
-        options = body if isinstance(body, dict) else {}
+        options = delete_options(body)
         with self.cluster.lock:
             items, _ = self.cluster.list(target.info, target.namespace)
             deleted = []
