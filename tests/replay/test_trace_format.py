@@ -31,7 +31,10 @@ def error_of(data: Any) -> str:
         ([{"objects": [POD]}], "trace.yaml: entry 1.at: required"),
         ([{"at": -5, "objects": [POD]}], "trace.yaml: entry 1.at: must not be negative"),
         ([{"at": ".inf", "objects": [POD]}], "entry 1.at: not a duration"),
-        ([{"at": float("inf"), "objects": [POD]}], "entry 1.at: inf is longer than a duration may be"),
+        (
+            [{"at": float("inf"), "objects": [POD]}],
+            "entry 1.at: inf is longer than a duration may be",
+        ),
         (
             [{"at": 0, "objects": [POD]}, {"at": "1h", "duration": "soon", "objects": [POD]}],
             "trace.yaml: entry 2.duration: not a duration (like 30, 90s, 5m, 1h, 1d): 'soon'",
