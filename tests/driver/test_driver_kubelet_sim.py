@@ -297,3 +297,31 @@ def test_a_skipped_unprepare_is_remembered_across_a_restart(drivers, driver_dirs
         second.close()
     assert [p.name for p in driver_dirs.cdi.iterdir()] == ["k8s.gpu.example.com-gpu_uid-1.json"]
     assert json.loads(state.read_text())["claims"] == {}
+
+
+def test_a_claim_name_that_leaves_the_directory_is_reported_not_raised(drivers, driver_dirs):
+    """``kubelet-sim --once`` exited 1 with a StoreError traceback when a pod's
+    resourceClaimStatuses named ``../../x``: that pod's claim is reported as unusable and
+    the other pods go on."""
+    cluster = ClusterDirectory(driver_dirs.cluster)
+    cluster.register_node("node-1")
+    drivers.start()
+    bad = build_pod("bad", "pod-bad", [])
+    bad["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+    bad["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": "../../x"}]
+    cluster.put(bad)
+    good = build_pod("good", "pod-good", ["c1"])
+    cluster.put(good)
+    cluster.put(reserved(build_claim("c1", "uid-1", [("gpu", "gpu-0")]), good))
+    sim = KubeletSim("node-1", driver_dirs.registry, cluster, driver_dirs.cdi)
+    try:
+        sim.step()
+        assert set(sim.prepared) == {"uid-1"}
+        [failure] = sim.report()["failures"]
+        assert failure["claim"] == "default/../../x"
+        assert failure["error"].startswith(
+            "pod default/bad: unusable claim: ResourceClaim cannot be stored: metadata.name: "
+            'Invalid value: "../../x"'
+        )
+    finally:
+        sim.close()

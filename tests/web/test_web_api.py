@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
+import urllib.error
 import urllib.request
 from typing import Any
 
 import pytest
 
+import kubedra.web.app as app_module
 from kubedra.web import WebServer
 from kubedra.web.app import MAX_BODY_BYTES
 
@@ -95,6 +98,59 @@ def test_selector_preview_matches_and_errors(client: Any) -> None:
     status, body = client.post("/api/selector", {"expression": 'device.attributes["x"].y == 1'})
     assert body["ok"] and body["matches"] == []
     assert len(body["errors"]) == 3  # no such attribute: a runtime error per device
+
+
+def nested_all(items: int, levels: int = 5) -> str:
+    """``levels`` nested all() over ``items`` literals: ``items**levels`` steps per device."""
+    values = "[" + ", ".join(str(i) for i in range(items)) + "]"
+    return "".join(f"{values}.all(x{i}, " for i in range(levels)) + "true" + ")" * levels
+
+
+def test_selector_preview_checks_the_estimate_first(client: Any) -> None:
+    """Estimated at 1,063,187 (> 1,000,000): validation refuses it in a claim, so the
+    preview refuses it too, without running it on any device."""
+    status, body = client.post("/api/selector", {"expression": nested_all(12)})
+    assert status == 200 and not body["ok"]
+    assert body["error"] == "Forbidden: too complex, exceeds cost limit"
+    assert body["matches"] == [] and body["errors"] == {}
+
+
+def test_selector_preview_spends_one_cost_budget_per_request(client: Any) -> None:
+    """Estimated at 708,620, 547,570 per device: the first two devices spend the budget of
+    one evaluation, the third is not tried (the budget was a full one per device)."""
+    status, body = client.post("/api/selector", {"expression": nested_all(11)})
+    assert status == 200 and body["ok"]
+    assert body["matches"] == ["gpu.example.com/worker-1/gpu-a", "gpu.example.com/worker-2/gpu-b"]
+    assert list(body["errors"]) == ["gpu.example.com/worker-3/gpu-c"]
+    assert body["errors"]["gpu.example.com/worker-3/gpu-c"].startswith(
+        "not tried: the devices before it spent this preview's cost budget (1000000)"
+    )
+
+
+def test_selector_preview_runs_outside_the_cluster_lock(
+    client: Any, server: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's other endpoints wait on the lock: the preview only copies the device
+    list under it."""
+    held: list[bool] = []
+    preview = app_module.preview_selector
+
+    def watching(devices: Any, expression: str) -> dict[str, Any]:
+        def try_lock() -> None:  # from another thread: the lock may be reentrant
+            free = server.cluster.lock.acquire(blocking=False)
+            if free:
+                server.cluster.lock.release()
+            held.append(not free)
+
+        other = threading.Thread(target=try_lock)
+        other.start()
+        other.join()
+        return preview(devices, expression)
+
+    monkeypatch.setattr(app_module, "preview_selector", watching)
+    status, body = client.post("/api/selector", {"expression": MEM})
+    assert status == 200 and len(body["matches"]) == 2
+    assert held == [False]
 
 
 def test_selector_rejects_bad_bodies(client: Any) -> None:
@@ -319,3 +375,23 @@ def test_kubernetes_api_is_served_under_k8s(client: Any) -> None:
     assert status == 200 and body["spec"]["nodeName"] == "worker-2"
     status, body = client.get("/k8s/api/v1/namespaces/default/pods/nope")
     assert status == 404 and body["kind"] == "Status"
+
+
+def test_the_pages_kubernetes_api_has_serve_apis_request_checks(client: Any) -> None:
+    """/k8s is the same router: a PATCH naming another pod is refused there too."""
+    patch = {"metadata": {"name": "other", "labels": {"x": "y"}}}
+    request = urllib.request.Request(
+        client.base + "/k8s/api/v1/namespaces/default/pods/training",
+        data=json.dumps(patch).encode(),
+        method="PATCH",
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    body = json.loads(refused.value.read())
+    assert (refused.value.code, body["message"]) == (
+        400,
+        "the name of the object (other) does not match the name on the URL (training)",
+    )
+    status, events = client.post("/k8s/api/v1/namespaces/default/events", {"kind": "Event"})
+    assert status == 405 and events["reason"] == "MethodNotAllowed"

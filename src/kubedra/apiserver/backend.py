@@ -166,11 +166,20 @@ class LiveCluster:
     # --- writing ---------------------------------------------------------------------------
 
     def create(
-        self, info: KindInfo, namespace: str | None, body: Any, *, dry_run: bool = False
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        body: Any,
+        url_name: str | None = None,
+        *,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
+        """POST (``url_name`` None), or an apply patch to a name that does not exist yet."""
         if info in READ_ONLY:
             raise method_not_allowed("create", info)
         obj = self._decode(info, namespace, body)
+        if url_name is not None:
+            check_name(obj, url_name)
         if info.kind == "Namespace" and not (obj.get("status") or {}).get("phase"):
             obj["status"] = {**(obj.get("status") or {}), "phase": "Active"}  # as upstream
         if info.kind == "Pod":
@@ -202,8 +211,7 @@ class LiveCluster:
         if info in READ_ONLY:
             raise method_not_allowed("update", info)
         obj = self._decode(info, namespace, body)
-        if obj["metadata"].get("name") != name:
-            raise bad_request("the name of the object does not match the name on the URL")
+        check_name(obj, name)
         with self.lock:
             self.tick()
             current = self.store.get(info.kind, name, namespace)
@@ -242,7 +250,7 @@ class LiveCluster:
             current = self.store.get(info.kind, name, namespace)
             if current is None:
                 if "apply-patch" in content_type:
-                    return self.create(info, namespace, patch, dry_run=dry_run)
+                    return self.create(info, namespace, patch, url_name=name, dry_run=dry_run)
                 raise not_found(info, name)
             shown = copy.deepcopy(shown_as(info, current))
             if "strategic" in content_type:
@@ -250,6 +258,7 @@ class LiveCluster:
             else:
                 merged = merge_patch(shown, patch)
             obj = self._decode(info, namespace, merged)
+            check_name(obj, name)  # a patch may not rename: it would rewrite another object
             new = self._merge_status(info, current, obj, subresource)
             return shown_as(info, self._update(info, name, new, dry_run))
 
@@ -390,6 +399,16 @@ def grace_period(options: dict[str, Any], obj: dict[str, Any]) -> int | None:
         return None
     value = (obj.get("spec") or {}).get("terminationGracePeriodSeconds")
     return value if isinstance(value, int) and not isinstance(value, bool) else 30
+
+
+def check_name(obj: dict[str, Any], name: str) -> None:
+    """The apiserver's checkName for update, patch and apply: the object's name must be the
+    one on the URL (else a PATCH to ``pods/a`` naming ``b`` would write ``b``)."""
+    found = obj["metadata"].get("name") or ""
+    if found != name:
+        raise bad_request(
+            f"the name of the object ({found}) does not match the name on the URL ({name})"
+        )
 
 
 def merge_patch(target: Any, patch: Any) -> Any:

@@ -17,15 +17,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from kubedra.apiserver import discovery, openapi, protobuf
+from kubedra.apiserver import discovery, openapi
 from kubedra.apiserver.backend import LiveCluster, shown_as
+from kubedra.apiserver.body import decode_body, delete_options, read_body
 from kubedra.apiserver.selectors import Matcher, field_matcher, label_matcher
-from kubedra.apiserver.status import ApiError, bad_request, path_not_found
+from kubedra.apiserver.status import ApiError, bad_request, method_not_allowed, path_not_found
 from kubedra.apiserver.tables import to_table, wants_table
 from kubedra.cluster.kinds import KindInfo
 from kubedra.gofmt import quote
@@ -33,6 +33,7 @@ from kubedra.gofmt import quote
 WATCH_POLL_SECONDS = 0.05
 DEFAULT_WATCH_SECONDS = 1800
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
 def json_response(body: Any, code: int = 200, media: str = "application/json") -> Response:
@@ -90,10 +91,13 @@ class ContinueToken:
     def start(token: str, items: list[dict[str, Any]]) -> int:
         try:
             data = json.loads(base64.urlsafe_b64decode(token.encode()))
-            offset = int(data["offset"])
-            uid = str(data["uid"])
-        except (ValueError, KeyError, TypeError, binascii.Error):
+        except (ValueError, TypeError, binascii.Error, RecursionError):
             raise bad_request("continue key is not valid: illegal base64 data") from None
+        offset = data.get("offset") if isinstance(data, dict) else None
+        uid = data.get("uid") if isinstance(data, dict) else None
+        if type(offset) is not int or offset < 0 or not isinstance(uid, str):
+            # Not one this server wrote (1e999, a string, a negative offset...).
+            raise bad_request("continue key is not valid: not a continue token of this server")
         for index, item in enumerate(items):
             if item["metadata"].get("uid") == uid:
                 return index + 1
@@ -210,8 +214,14 @@ class ApiRoutes:
                 )
                 return json_response(table)
             return json_response(obj)
-        body = await self._body(request, target.info.kind)
-        options = body if method == "DELETE" and isinstance(body, dict) else {}
+        if target.info in discovery.READ_ONLY:  # made by the server, never written by clients
+            raise method_not_allowed(_VERBS.get(method, method.lower()), target.info)
+        raw = await read_body(request)
+        content_type = request.headers.get("content-type", "")
+        body = await run_in_threadpool(
+            decode_body, raw, content_type, target.info.kind, request.method
+        )
+        options = delete_options(body) if method == "DELETE" else {}
         dry_run = dry_run_of(request, method, options)
         if method == "POST" and target.name is None:
             created = await run_in_threadpool(
@@ -222,7 +232,7 @@ class ApiRoutes:
             )
             return json_response(created, 201)
         if method == "DELETE":
-            options = delete_options(request, options)
+            options = with_query_grace_period(request, options)
         if method == "DELETE" and target.name is None:
             return await run_in_threadpool(
                 self._delete_collection, request, target, options, dry_run
@@ -240,7 +250,6 @@ class ApiRoutes:
             )
             return json_response(updated)
         if method == "PATCH":
-            content_type = request.headers.get("content-type", "")
             patched = await run_in_threadpool(
                 functools.partial(cluster.patch, dry_run=dry_run),
                 target.info,
@@ -261,23 +270,6 @@ class ApiRoutes:
             )
             return json_response(last)
         raise ApiError(405, "MethodNotAllowed", f"{method} is not supported")
-
-    @staticmethod
-    async def _body(request: Request, kind: str) -> Any:
-        raw = await request.body()
-        if not raw.strip():
-            return None
-        content_type = request.headers.get("content-type", "")
-        if content_type.startswith(protobuf.PROTOBUF):
-            if request.method == "DELETE":
-                return None  # DeleteOptions: the defaults (background propagation) apply
-            return protobuf.decode_body(raw, kind)
-        try:
-            if "yaml" in content_type:
-                return yaml.safe_load(raw)
-            return json.loads(raw)
-        except (ValueError, yaml.YAMLError) as error:
-            raise bad_request(f"the body of the request could not be decoded: {error}") from None
 
     def _matchers(self, request: Request, target: Target) -> tuple[Matcher, Matcher]:
         params = request.query_params
@@ -475,18 +467,19 @@ def dry_run_of(request: Request, method: str, options: dict[str, Any]) -> bool:
     return bool(values)
 
 
-def delete_options(request: Request, body: dict[str, Any]) -> dict[str, Any]:
-    """DeleteOptions from the body, with ``?gracePeriodSeconds=`` as the apiserver reads it."""
+def with_query_grace_period(request: Request, options: dict[str, Any]) -> dict[str, Any]:
+    """DeleteOptions with ``?gracePeriodSeconds=`` as the apiserver reads it (over the
+    body's)."""
     text = request.query_params.get("gracePeriodSeconds")
     if text is None:
-        return body
+        return options
     try:
         grace = int(text)
     except ValueError:
         raise bad_request(
             f"gracePeriodSeconds: invalid value {text!r}: must be an integer"
         ) from None
-    return {**body, "gracePeriodSeconds": grace}
+    return {**options, "gracePeriodSeconds": grace}
 
 
 def _int_param(text: str | None, name: str) -> int:

@@ -103,6 +103,22 @@ KubernetesVersion = Annotated[
         show_default=False,
     ),
 ]
+MaxPods = Annotated[
+    int,
+    typer.Option(
+        "--max-pods",
+        min=1,
+        help="Make at most N pods of the input's workloads (Deployments, Jobs...).",
+    ),
+]
+MaxNodes = Annotated[
+    int,
+    typer.Option(
+        "--max-nodes",
+        min=1,
+        help="Add at most N nodes (plan nodes; each add-nodes step).",
+    ),
+]
 FeatureGatesOption = Annotated[
     str | None,
     typer.Option(

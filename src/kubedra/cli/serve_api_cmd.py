@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli import options
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ def serve_api(
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
     start_time: options.StartTime = None,
+    max_pods: options.MaxPods = DEFAULT_MAX_PODS,
 ) -> None:
     """Serve the simulated cluster as a Kubernetes API on 127.0.0.1 until interrupted.
 
@@ -73,6 +75,7 @@ def serve_api(
         namespace,
         kubernetes_version,
         feature_gates,
+        max_pods=max_pods,
     )
     read = gather_shown(flags, _err, EXIT_BAD_INPUT, require=False, prefix_errors=True)
     stop_if_unreadable(read, _err, EXIT_BAD_INPUT, [*read.skipped, *read.usage])

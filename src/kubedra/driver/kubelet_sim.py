@@ -57,7 +57,7 @@ from kubedra.driver.server import (
     MAX_SOCKET_PATH,
     PLUGIN_TYPE,
 )
-from kubedra.driver.store import ClusterStore
+from kubedra.driver.store import ClusterStore, StoreError
 from kubedra.driver.types import ClaimRef
 
 log = logging.getLogger(__name__)
@@ -312,7 +312,9 @@ class KubeletSim:
             if names is None:
                 continue
             namespace = str(meta.get("namespace", "default"))
-            claims = [self.store.get_resource_claim(namespace, name) for name in names]
+            claims = self._pod_claims(namespace, str(meta.get("name", "")), names)
+            if claims is None:
+                continue  # reported in failures; the pod's other claims wait with it
             if any(
                 c is None
                 or not (c.get("status") or {}).get("allocation")
@@ -326,6 +328,23 @@ class KubeletSim:
                 ref = ClaimRef(namespace, str(cmeta["name"]), str(cmeta["uid"]))
                 needed[ref.uid] = (ref, claim)
         return needed
+
+    def _pod_claims(
+        self, namespace: str, pod: str, names: list[str]
+    ) -> list[dict[str, Any] | None] | None:
+        """The pod's claims (None for one not there yet), or None when one cannot be read
+        at all (a name like ``../../x`` or an unreadable file): that claim is reported as
+        unusable and the pod is left alone, as a kubelet leaves a pod it cannot start."""
+        claims = []
+        for name in names:
+            try:
+                claims.append(self.store.get_resource_claim(namespace, name))
+            except StoreError as error:
+                self.failures[f"{namespace}/{name}"] = (
+                    f"pod {namespace}/{pod}: unusable claim: {error}"
+                )
+                return None
+        return claims
 
     def sync_pods(self) -> None:
         # Skipped operations (below) change the record too: compare with it as it was first.

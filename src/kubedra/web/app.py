@@ -26,7 +26,7 @@ from kubedra.apiserver import LiveCluster, create_app
 from kubedra.apiserver.status import ApiError
 from kubedra.cluster.kinds import CREATION_ORDER, kind_info
 from kubedra.web.steps import StepCache
-from kubedra.web.tryit import check_manifests, preview_selector
+from kubedra.web.tryit import check_manifests, preview_selector, slice_devices
 from kubedra.web.view import cluster_view
 
 MAX_BODY_BYTES = 256 * 1024
@@ -257,7 +257,8 @@ def create_web_app(cluster: LiveCluster, namespace: str = "default") -> FastAPI:
     @app.post("/api/selector", summary="The devices a CEL selector matches, or its error")
     def selector(body: SelectorBody) -> SelectorResult:
         with cluster.lock:
-            return SelectorResult(**preview_selector(store, body.expression))
+            devices = slice_devices(store)
+        return SelectorResult(**preview_selector(devices, body.expression))
 
     @app.get(
         "/api/changes",
