@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli import options, sim_flags
 from kubedra.cli.sim_flags import GangMode, Policy, PreemptionMode
 
@@ -68,6 +69,7 @@ def replay(
         Path | None,
         typer.Option("--series", help="Write the time series to FILE.csv.", show_default=False),
     ] = None,
+    max_pods: options.MaxPods = DEFAULT_MAX_PODS,
     keep_finished: Annotated[
         bool,
         typer.Option("--keep-finished", help="Keep finished pods in the cluster (memory)."),
@@ -127,11 +129,20 @@ def replay(
         except PlotError as error:
             fail(str(error))
     flags = InputFlags(
-        paths, filename, recursive, None, None, None, namespace, kubernetes_version, feature_gates
+        paths,
+        filename,
+        recursive,
+        None,
+        None,
+        None,
+        namespace,
+        kubernetes_version,
+        feature_gates,
+        max_pods=max_pods,
     )
     read = gather_shown(flags, echo, EXIT_BAD_INPUT)
     try:
-        loaded = load_trace(trace, namespace or "default", read.gates.release)
+        loaded = load_trace(trace, namespace or "default", read.gates.release, max_pods)
     except TraceError as error:
         echo(f"error: {error}")
         stop_if_unreadable(read, echo, EXIT_BAD_INPUT)

@@ -39,6 +39,14 @@ class SimClock:
         return stamp[1]
 
 
+def go_seconds(seconds: int) -> timedelta:
+    """``time.Duration(seconds) * time.Second`` as Go computes it: int64 nanoseconds that
+    wrap past 292 years (a toleration of 2**63 - 1 seconds is a short or negative wait
+    upstream, never an overflow)."""
+    nanos = (seconds * 1_000_000_000 + 2**63) % 2**64 - 2**63
+    return timedelta(microseconds=nanos // 1000)
+
+
 def format_time(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 

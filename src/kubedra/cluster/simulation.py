@@ -81,9 +81,12 @@ class Simulation:
         seed: int | None = None,
         features: Features | None = None,
         admission: AdmissionConfig | None = None,
+        start: datetime | None = None,
     ) -> None:
+        """``start`` is when the simulated clock starts (default: the fixed
+        :data:`kubedra.cluster.clock.START`, so that every run writes the same times)."""
         self.features = features or Features()
-        self.clock = SimClock()
+        self.clock = SimClock(start) if start is not None else SimClock()
         self.admission = Admission(admission)
         """Priority admission and the disabled-field drops of the chosen release and gates
         (kubedra.cluster.admission), applied to every object created in this cluster."""

@@ -217,6 +217,38 @@ def pod_key(pod: Mapping[str, Any]) -> str:
     return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
 
 
+def node_scheduling_changed(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+    """upstream's nodeSchedulingPropertiesChange: whether a Node update changed what the
+    scheduler reads (unschedulable, allocatable, labels, taints, annotations, declared
+    features (UpdateNodeDeclaredFeature: the allocator reads DRAOptionalNodeOperations there),
+    or conditions other than their heartbeat times; capacity too, which stands in for a
+    missing allocatable here); kubelets' periodic status reports change none."""
+    if old is None:
+        return True
+
+    def properties(node: Mapping[str, Any]) -> tuple[Any, ...]:
+        meta = node.get("metadata") or {}
+        spec = node.get("spec") or {}
+        status = node.get("status") or {}
+        conditions = [
+            {k: v for k, v in c.items() if k != "lastHeartbeatTime"}
+            for c in status.get("conditions") or []
+            if isinstance(c, Mapping)
+        ]
+        return (
+            bool(spec.get("unschedulable")),
+            status.get("allocatable"),
+            status.get("capacity"),  # kubedra's nodes may give capacity only
+            meta.get("labels"),
+            spec.get("taints"),
+            meta.get("annotations"),
+            status.get("declaredFeatures"),
+            conditions,
+        )
+
+    return properties(old) != properties(new)
+
+
 def is_terminal(pod: Mapping[str, Any]) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
@@ -300,6 +332,8 @@ class Scheduler:
                     for other in self.store.list("Pod"):
                         if (other.get("spec") or {}).get("nodeName") == node.name:
                             self._account(other)
+                if event.type == "MODIFIED" and not node_scheduling_changed(event.old, obj):
+                    return  # a kubelet heartbeat: nothing a pending pod could gain from
                 self._move(
                     {
                         P.NODE_UNSCHEDULABLE,
