@@ -1,27 +1,42 @@
-"""Replay speed and memory: a synthetic trace on a synthetic GPU cluster, or given files.
+"""Replay speed and memory: the imported Alibaba trace per placement policy, given files, or a
+synthetic trace on a synthetic GPU cluster.
 
-The synthetic cluster has ``--nodes`` nodes with 8 GPUs each (one ResourceSlice per node) and
-one ResourceClaimTemplate per job size; the trace has ``--pods`` pods arriving as a Poisson
-process, each asking for 1, 2, 4 or 8 GPUs (60/20/10/10 %) for a log-normal duration (median
-``--median-minutes``), at a rate that keeps about ``--load`` of the GPUs busy. Everything is
-seeded. ``--cluster`` and ``--trace`` replay given files instead (an imported trace).
+``--alibaba [DIR]`` imports the Alibaba GPU trace's CSVs (default: ../shared/traces/
+alibaba-gpu-v2023) with ``kubedra trace import`` and replays the result with ``kubedra replay
+-o json`` once per ``--policy`` (a comma list, or ``all``: the default profile and the six
+built-in policies of issue 21), each in a process of its own: what a user runs, start-up,
+reading and the JSON report included. ``--cluster`` and ``--trace`` replay given files the same
+way. Per run it prints wall and CPU seconds (user + system, from the child's rusage), pods/s
+(pods of the trace per wall second), simulated seconds per wall second, peak RSS, and the load
+average (the machine is shared: CPU seconds are the figure to compare).
 
-Prints the wall time of reading the trace and of the replay, pods/s (pods of the trace per
-wall second of the replay), simulated seconds per wall second, scheduling cycles and peak RSS.
+Without them, a synthetic cluster of ``--nodes`` nodes with 8 GPUs each (one ResourceSlice per
+node, one ResourceClaimTemplate per job size) and a trace of ``--pods`` pods arriving as a
+Poisson process, each asking for 1, 2, 4 or 8 GPUs (60/20/10/10 %) for a log-normal duration
+(median ``--median-minutes``), at a rate that keeps about ``--load`` of the GPUs busy, seeded,
+is replayed in this process (``--policy`` takes one name there). It prints the wall time of
+building the trace and of the replay, pods/s, simulated seconds per wall second, scheduling
+cycles and peak RSS.
 
+    python benchmarks/bench_replay.py --alibaba
+    python benchmarks/bench_replay.py --alibaba --policy all
+    python benchmarks/bench_replay.py --cluster DIR/cluster.yaml --trace DIR/trace.yaml
     python benchmarks/bench_replay.py --nodes 50 --pods 1000
     python benchmarks/bench_replay.py --nodes 5000 --pods 100000 --step 10m
-    python benchmarks/bench_replay.py --cluster DIR/cluster.yaml --trace DIR/trace.yaml
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import math
+import os
 import random
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -37,6 +52,19 @@ from kubedra.scheduler import new_simulation  # noqa: E402
 
 GPUS_PER_NODE = 8
 SIZES = ((1, 0.6), (2, 0.2), (4, 0.1), (8, 0.1))
+ALIBABA = REPO.parent / "shared" / "traces" / "alibaba-gpu-v2023"
+ALIBABA_NODES = "openb_node_list_gpu_node.csv"
+ALIBABA_PODS = "openb_pod_list_default.csv"
+POLICIES = (
+    "default",
+    "best-fit",
+    "dot-product",
+    "gpu-packing",
+    "gpu-clustering",
+    "random",
+    "fgd",
+)
+"""``--policy all``: upstream's default profile and the built-in policies of issue 21."""
 
 
 def cluster(nodes: int) -> list[dict[str, Any]]:
@@ -88,8 +116,80 @@ def trace_entries(
     return entries
 
 
+def _kubedra(*args: str, stdout: Any = None) -> tuple[float, Any]:
+    """Run ``kubedra ARGS`` in a process of its own: (wall seconds, its rusage)."""
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "kubedra", *args]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    child = subprocess.Popen(command, stdout=stdout, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(args[:2])} failed with exit status {child.returncode}")
+    return wall, usage
+
+
+def import_alibaba(source: Path, into: Path) -> tuple[Path, Path]:
+    """``kubedra trace import alibaba-gpu-v2023`` of ``source``'s CSVs into ``into``."""
+    nodes, pods = source / ALIBABA_NODES, source / ALIBABA_PODS
+    missing = [path.name for path in (nodes, pods) if not path.is_file()]
+    if missing:
+        sys.stderr.write(
+            f"bench_replay.py: needs the Alibaba GPU trace's {' and '.join(missing)} in "
+            f"{source} (../shared beside the checkout, or --alibaba DIR)\n"
+        )
+        raise SystemExit(2)
+    wall, usage = _kubedra(
+        "trace", "import", "alibaba-gpu-v2023", "--nodes", str(nodes), "--pods", str(pods),
+        "-o", str(into), "--force", stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    print(f"import: {wall:.1f} s wall, {usage.ru_utime + usage.ru_stime:.1f} s CPU")
+    return into / "cluster.yaml", into / "trace.yaml"
+
+
+def replay_processes(cluster: Path, trace: Path, policies: list[str], out: Path) -> None:
+    """``kubedra replay CLUSTER --trace TRACE -o json`` once per policy, each measured."""
+    print(f"{'policy':<15} {'wall s':>7} {'CPU s':>6} {'pods/s':>7} {'sim s/wall s':>13} "
+          f"{'RSS MiB':>8} {'load':>5}  result")  # fmt: skip
+    for policy in policies:
+        flags = [] if policy == "default" else ["--policy", policy]
+        report = out / f"replay-{policy}.json"
+        load = os.getloadavg()[0]
+        with report.open("w") as handle:
+            wall, usage = _kubedra(
+                "replay", str(cluster), "--trace", str(trace), *flags, "-o", "json",
+                stdout=handle,
+            )  # fmt: skip
+        document = json.loads(report.read_text())
+        summary = document["summary"]
+        times = document["series"]["time"]
+        simulated = times[-1] if times else 0.0
+        cpu = usage.ru_utime + usage.ru_stime
+        rss = usage.ru_maxrss / 1024
+        waits = summary["waitSeconds"]
+        print(
+            f"{policy:<15} {wall:>7.1f} {cpu:>6.1f} {summary['pods'] / wall:>7.0f} "
+            f"{simulated / wall:>13,.0f} {rss:>8.0f} {load:>5.1f}  {summary['placed']} placed, "
+            f"{summary['neverPlaced']} never, wait p50 {waits['p50']} s p99 {waits['p99']} s"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--alibaba",
+        type=Path,
+        nargs="?",
+        const=ALIBABA,
+        help=f"import and replay the Alibaba GPU trace (default DIR: {ALIBABA})",
+    )
+    parser.add_argument(
+        "--policy",
+        default="default",
+        help="placement policy, a comma list, or 'all' (default: upstream's profile)",
+    )
+    parser.add_argument("--keep", type=Path, help="write the import and reports here")
     parser.add_argument("--nodes", type=int, default=50)
     parser.add_argument("--pods", type=int, default=1000)
     parser.add_argument("--median-minutes", type=float, default=60.0)
@@ -99,8 +199,23 @@ def main() -> None:
     parser.add_argument("--cluster", type=Path, help="a cluster's manifests instead")
     parser.add_argument("--trace", type=Path, help="a trace file instead")
     args = parser.parse_args()
+    policies = list(POLICIES) if args.policy == "all" else args.policy.split(",")
+    if args.alibaba is not None or (args.trace is not None and args.cluster is not None):
+        with tempfile.TemporaryDirectory(prefix="bench-replay-") as scratch:
+            out = args.keep or Path(scratch)
+            out.mkdir(parents=True, exist_ok=True)
+            if args.alibaba is not None:
+                cluster_file, trace_file = import_alibaba(args.alibaba, out)
+            else:
+                cluster_file, trace_file = args.cluster, args.trace
+            replay_processes(cluster_file, trace_file, policies, out)
+        return
+    if len(policies) != 1:
+        raise SystemExit("--policy: one policy for the synthetic or a --trace-only run")
+    policy = None if policies[0] == "default" else policies[0]
 
     from kubedra.cluster.timeline import parse_duration
+    from kubedra.scheduler import SchedulerConfig
 
     step = parse_duration(args.step, "--step") if args.step else None
     started = time.perf_counter()
@@ -114,7 +229,7 @@ def main() -> None:
         trace = parse_trace(entries, "synthetic")
         del entries
     read_seconds = time.perf_counter() - started
-    sim = new_simulation(seed=args.seed)
+    sim = new_simulation(SchedulerConfig(placement=policy), seed=args.seed)
     problems = sim.load(objects)
     if problems:
         raise SystemExit(f"cluster refused: {problems[0].object}: {problems[0].message}")

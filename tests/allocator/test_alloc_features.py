@@ -212,3 +212,39 @@ def test_device_taint_rules_taint_the_devices_they_select() -> None:
     slices = [slice_("s", [device("gpu-0"), device("gpu-1")])]
     allocator = Allocator(Features(), [device_class()], slices, [], [rule])
     assert picked(allocator.allocate(node(), [claim("c", request("r"))])) == ["r=gpu-1"]
+
+
+def test_share_ids_are_drawn_for_the_solution_only() -> None:
+    # r1 first takes a share of gpu-0 (model a); r2 then fits neither gpu-0 (5Gi left) nor
+    # gpu-1 (another model), so the search backtracks and puts both shares on gpu-1.
+    memory = {"memory": {"value": "20Gi"}}
+    big = {"memory": {"value": "40Gi"}}
+    slices = [
+        slice_(
+            "s",
+            [
+                device("gpu-0", allowMultipleAllocations=True, capacity=memory, attrs={"m": "a"}),
+                device("gpu-1", allowMultipleAllocations=True, capacity=big, attrs={"m": "b"}),
+            ],
+        )
+    ]
+    wants = {"requests": {"memory": "15Gi"}}
+    drawn: list[str] = []
+
+    def share_ids() -> str:
+        drawn.append(f"share-{len(drawn)}")
+        return drawn[-1]
+
+    allocator = Allocator(Features(), [device_class()], slices, share_ids=share_ids)
+    together = claim(
+        "a",
+        request("r1", capacity=wants),
+        request("r2", capacity=wants),
+        constraints=[{"matchAttribute": "gpu.example.com/m"}],
+    )
+    outcome = allocator.allocate(node(), [together])
+    assert picked(outcome) == ["r1=gpu-1", "r2=gpu-1"]
+    assert outcome.allocations is not None
+    results = outcome.allocations[0]["devices"]["results"]
+    assert [r["shareID"] for r in results] == ["share-0", "share-1"]
+    assert drawn == ["share-0", "share-1"]

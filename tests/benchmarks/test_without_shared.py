@@ -44,6 +44,16 @@ def test_benchmarks_name_the_corpus_they_need(
     assert "Traceback" not in done.stderr + done.stdout
 
 
+def test_the_replay_benchmark_names_the_csvs_it_needs(tmp_path: Path) -> None:
+    done = _script("benchmarks/bench_replay.py", "--alibaba", str(tmp_path))
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr.strip() == (
+        "bench_replay.py: needs the Alibaba GPU trace's openb_node_list_gpu_node.csv and "
+        f"openb_pod_list_default.csv in {tmp_path} (../shared beside the checkout, or "
+        "--alibaba DIR)"
+    )
+
+
 def test_an_unknown_workload_lists_the_known_ones(tmp_path: Path) -> None:
     (tmp_path / "workloads").mkdir()
     (tmp_path / "workloads" / "fill-500x10.json").write_text("{}")

@@ -634,3 +634,30 @@ def test_workload_from_manifests_finds_templates_among_them() -> None:
             TaskShape.of(1000, 0, [ONE_GPU]),
         ]
     )
+
+
+def test_score_all_scores_each_node_view_in_order_and_random_draws_as_score_would() -> None:
+    import random
+    from types import SimpleNamespace
+
+    from kubedra.scheduler.policies import NodeScorer, NodeView, NodeViews
+    from kubedra.scheduler.policies.builtin import RandomScore
+
+    nodes: Any = [SimpleNamespace(name=f"n{i}") for i in range(4)]
+    allocations: list[Any] = [None, [], None, []]
+    views = NodeViews(None, None, nodes, allocations)  # type: ignore[arg-type]
+    assert len(views) == 4
+    assert [v.name for v in views] == ["n0", "n1", "n2", "n3"]
+    assert isinstance(views[2], NodeView) and views[2].name == "n2"
+    assert [v.name for v in views[1:3]] == ["n1", "n2"]
+
+    class ByName(NodeScorer):
+        cacheable = False
+
+        def score(self, pod: Any, node: Any) -> float:
+            return int(node.name[1:]) * 10
+
+    assert ByName().score_all(None, views) == [0.0, 10.0, 20.0, 30.0]  # type: ignore[arg-type]
+    drawn = RandomScore(SimpleNamespace(rng=random.Random(3)))  # type: ignore[arg-type]
+    scored = RandomScore(SimpleNamespace(rng=random.Random(3)))  # type: ignore[arg-type]
+    assert drawn.score_all(None, views) == [scored.score(None, v) for v in views]  # type: ignore[arg-type]

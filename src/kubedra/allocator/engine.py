@@ -7,7 +7,7 @@ allocation so that later calls see it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ from kubedra.allocator.search import (
     PRUNE_AFTER,
     AllocationError,
     Search,
+    new_share_id,
 )
 from kubedra.allocator.state import AllocatedState
 
@@ -60,7 +61,8 @@ class Allocator:
     filterTimeout bounds upstream's search; ``prune`` cuts what provably cannot succeed
     (never changing a result; off only to compare against the plain search);
     ``device_policy`` picks among valid devices: first-fit, best-fit, spread or a device
-    ranking (``policy.DeviceKey``, e.g. a placement policy's; see policy.py).
+    ranking (``policy.DeviceKey``, e.g. a placement policy's; see policy.py);
+    ``share_ids`` makes the shareID of each share a solution allocates.
     """
 
     def __init__(
@@ -74,8 +76,12 @@ class Allocator:
         timeout: float | None = DEFAULT_TIMEOUT,
         prune: bool = True,
         device_policy: str | policy.DeviceKey = "first-fit",
+        share_ids: Callable[[], str] = new_share_id,
     ) -> None:
         policy.check_policy(device_policy)
+        # The shareIDs of new shares: random UUIDs as upstream's, or a seeded sequence (the
+        # simulated cluster's, so that a run with the same seed writes the same claims).
+        self.share_ids = share_ids
         self.features = features
         # Which valid devices a request gets (kubedra.allocator.policy); upstream: first-fit.
         self.device_policy = device_policy
@@ -158,6 +164,7 @@ class Allocator:
                 prune=self.prune,
                 prune_after=self.prune_after,
                 order=policy.orderer(self.device_policy),
+                share_ids=self.share_ids,
             )
             allocations = search.run()
         except AllocationError as err:

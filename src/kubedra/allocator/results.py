@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kubedra.allocator.features import Features
@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     from kubedra.allocator.search import DeviceResult
 
 
-def _device_result(entry: DeviceResult, features: Features) -> dict[str, Any]:
+def _device_result(
+    entry: DeviceResult, features: Features, share_ids: Callable[[], str]
+) -> dict[str, Any]:
     device = entry.device
     data = entry.request
     out: dict[str, Any] = {
@@ -32,8 +34,8 @@ def _device_result(entry: DeviceResult, features: Features) -> dict[str, Any]:
             out["bindingConditions"] = list(device.binding_conditions)
         if device.binding_failure_conditions:
             out["bindingFailureConditions"] = list(device.binding_failure_conditions)
-    if entry.share_id is not None:
-        out["shareID"] = entry.share_id
+    if entry.shared:
+        out["shareID"] = share_ids()
     if entry.consumed:
         out["consumedCapacity"] = {name: str(q) for name, _, q in entry.consumed}
     # KEP-5945: a copy of the slice's list at allocation time. Only upstream's newest
@@ -157,12 +159,13 @@ def build_allocation(
     chosen: Sequence[RequestData],
     node_name: str,
     features: Features,
+    share_ids: Callable[[], str],
 ) -> dict[str, Any]:
-    """One claim's AllocationResult."""
+    """One claim's AllocationResult; ``share_ids`` gives each share its shareID."""
     # Kubernetes omits every empty field: a claim without requests gets "devices": {}.
     devices: dict[str, Any] = {}
     if entries:
-        devices["results"] = [_device_result(e, features) for e in entries]
+        devices["results"] = [_device_result(e, features, share_ids) for e in entries]
     configs = _configs(claim, chosen)
     if configs:
         devices["config"] = configs

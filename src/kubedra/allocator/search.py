@@ -72,19 +72,28 @@ class _NoSolution(Exception):
 
 
 class DeviceResult:
-    __slots__ = ("consumed", "device", "request", "share_id")
+    """One device the search took for a request; ``shared``: a share of a device allocated
+    in shares (its ``shareID`` is drawn when the allocation is built, for the solution only:
+    trial allocations that the search undoes need none)."""
+
+    __slots__ = ("consumed", "device", "request", "shared")
 
     def __init__(
         self,
         device: DeviceInfo,
         request: RequestData,
-        share_id: str | None,
+        shared: bool,
         consumed: Consumption | None,
     ) -> None:
         self.device = device
         self.request = request
-        self.share_id = share_id
+        self.shared = shared
         self.consumed = consumed
+
+
+def new_share_id() -> str:
+    """A shareID as upstream's allocator makes one for every share (a random UUID)."""
+    return str(uuid.uuid4())
 
 
 def taint_blocks(device: DeviceInfo, tolerations: list[dict[str, Any]]) -> bool:
@@ -126,7 +135,10 @@ class Search:
         prune: bool = True,
         prune_after: int = PRUNE_AFTER,
         order: Callable[[Search, RequestData], list[Any]] | None = None,
+        share_ids: Callable[[], str] = new_share_id,
     ) -> None:
+        # Where the shareIDs of the solution's shares come from (upstream: a random UUID).
+        self.share_ids = share_ids
         # Candidate order of a device policy (kubedra.allocator.policy); None: pool order.
         self.order = order
         self.inventory = inventory
@@ -186,6 +198,7 @@ class Search:
                     self._selected_options(claim_index, claim),
                     self.node.name,
                     self.features,
+                    self.share_ids,
                 )
             except NodeSelectorTermsError as err:
                 name = claim.label.split("/", 1)[-1]
@@ -677,7 +690,6 @@ class Search:
             self.allocating[key] = users
         if not allow_multiple:
             users.add(claim_index)
-        share_id: str | None = None
         if features.consumable_capacity:
             if not self._capacity_fits(data, device):
                 rollback()
@@ -686,11 +698,10 @@ class Search:
                 return None
             if allow_multiple:
                 consumed = self.consumption(data, device)
-                share_id = str(uuid.uuid4())
                 self._take_share(key, consumed)
                 shared = True
         results = self.results[claim_index]
-        results.append(DeviceResult(device, data, share_id, consumed))
+        results.append(DeviceResult(device, data, shared, consumed))
 
         def undo() -> None:
             rollback()

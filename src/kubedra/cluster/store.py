@@ -92,6 +92,16 @@ def key_of(obj: dict[str, Any]) -> str:
     return f"{namespace}/{meta.get('name', '')}" if namespace else str(meta.get("name", ""))
 
 
+def _uuid4(rng: random.Random) -> str:
+    """A version 4 UUID drawn from ``rng``: ``str(uuid.UUID(int=bits, version=4))`` spelled
+    out, since building the UUID object cost twice as much as the formatting."""
+    n = rng.getrandbits(128)
+    n = (n & ~(0xC000 << 48)) | (0x8000 << 48)  # variant RFC 4122
+    n = (n & ~(0xF000 << 64)) | (4 << 76)  # version 4
+    h = f"{n:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 class Store:
     """The objects of one simulated cluster, by kind, in creation order."""
 
@@ -113,6 +123,9 @@ class Store:
         """Admission on create (kubedra.cluster.admission); None: no plugins, nothing dropped,
         as a bare apiserver with admission turned off (the unit tests' store)."""
         self._rng = random.Random(seed)
+        # shareIDs come from a stream of their own: how many the allocator draws must not
+        # move the names and uids the store generates after them.
+        self._share_rng = random.Random(f"shareID/{seed}")
         self._objects: dict[str, dict[Key, dict[str, Any]]] = {kind: {} for kind in KINDS}
         self._by_uid: dict[str, tuple[str, Key]] = {}
         self._dependents: dict[str, set[tuple[str, Key]]] = {}
@@ -401,13 +414,14 @@ class Store:
         return str(self._version)
 
     def _uid(self) -> str:
-        """A version 4 UUID from the seeded generator: ``str(uuid.UUID(int=bits, version=4))``
-        spelled out, since building the UUID object cost twice as much as the formatting."""
-        n = self._rng.getrandbits(128)
-        n = (n & ~(0xC000 << 48)) | (0x8000 << 48)  # variant RFC 4122
-        n = (n & ~(0xF000 << 64)) | (4 << 76)  # version 4
-        h = f"{n:032x}"
-        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+        """A version 4 UUID from the seeded generator."""
+        return _uuid4(self._rng)
+
+    def share_id(self) -> str:
+        """A shareID for a share of a device allocated in shares: a version 4 UUID as
+        upstream's allocator makes, from a seeded stream of its own (runs with the same seed
+        write the same claims)."""
+        return _uuid4(self._share_rng)
 
     def random_suffix(self, length: int = 5) -> str:
         """Random characters as apimachinery's utilrand.String makes them (seeded here)."""

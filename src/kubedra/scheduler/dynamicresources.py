@@ -185,6 +185,7 @@ class DynamicResources:
                 (),
                 store.list("DeviceTaintRule"),
                 device_policy=self.device_policy,
+                share_ids=store.share_id,
             )
             for results in self._counted.values():
                 allocator.state.add_results(results)

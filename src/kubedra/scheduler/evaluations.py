@@ -51,23 +51,22 @@ class ShapeTable:
         while none is, no feasible node has a TaintToleration score to look for."""
         self.pool_nodes: dict[tuple[str, str], set[int]] = {}
 
-    def forget(self, index: int) -> None:
-        self.evals[index] = None
-        self.known[index] = False
-        self.ok[index] = False
-
     def replay(self, node_log: list[str], pool_log: list[tuple[str, str]]) -> None:
         """Drop the entries of nodes (and pools) that changed since the last replay."""
+        # Assignments inline: every table replays every change once, millions in a long replay.
+        evals, known, ok = self.evals, self.known, self.ok
         position = self.position
         for name in node_log[self.node_log :]:
             index = position.get(name)
             if index is not None:
-                self.forget(index)
+                evals[index] = None
+                known[index] = ok[index] = False
         self.node_log = len(node_log)
         pool_nodes = self.pool_nodes
         for pool in pool_log[self.pool_log :]:
             for index in pool_nodes.get(pool, ()):
-                self.forget(index)
+                evals[index] = None
+                known[index] = ok[index] = False
         self.pool_log = len(pool_log)
 
     def store(self, index: int, ev: Evaluation) -> None:

@@ -19,6 +19,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any, Literal
 
 from kubedra.allocator.explain import Recorder
@@ -45,6 +47,7 @@ from kubedra.scheduler.policies import (
     REGISTRY,
     NodeScorer,
     NodeView,
+    NodeViews,
     PodView,
     Policy,
     PolicyContext,
@@ -60,8 +63,12 @@ from kubedra.scheduler.status import (
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 SCHEDULER_NAME = "default-scheduler"
-MAX_SHAPE_TABLES = 64
-"""Pod shapes whose cached evaluations are kept (the least recently used go first)."""
+MIN_SHAPE_TABLES = 64
+"""Pod shapes whose cached evaluations are kept at least (the least recently used go first)."""
+SHAPE_TABLE_ENTRIES = 1 << 19
+"""Cached evaluations kept over all shapes, as a bound on how many shapes keep theirs beyond
+MIN_SHAPE_TABLES: a production trace has a few hundred pod shapes (cpu, memory and claim
+combinations), and a shape whose table was dropped evaluates every node again."""
 KEEP_SCORES = 3
 """How many of the best-scored nodes a Decision keeps the per-plugin scores of (upstream's
 numberOfHighestScoredNodesToReport), plus the chosen one."""
@@ -738,7 +745,7 @@ class Scheduler:
         # joining each one's message was a good part of a cycle.
         rejections = decision.rejections
         messages: dict[tuple[str, ...], str] = {}
-        for reasons, count in Counter([st.reasons for st in statuses.values()]).items():
+        for reasons, count in Counter(map(_reasons, statuses.values())).items():
             message = messages[reasons] = ", ".join(reasons)
             rejections[message] = rejections.get(message, 0) + count
         if not feasible:
@@ -831,7 +838,8 @@ class Scheduler:
             or table.order_version != self.nodes.order_version
             or table.epoch != self.dra.epoch
         ):
-            while len(self._tables) >= MAX_SHAPE_TABLES:
+            kept = max(MIN_SHAPE_TABLES, SHAPE_TABLE_ENTRIES // max(len(nodes), 1))
+            while len(self._tables) >= kept:
                 del self._tables[next(iter(self._tables))]
             table = ShapeTable(
                 [n.name for n in nodes],
@@ -934,15 +942,21 @@ class Scheduler:
                 if ranges is not None:
                     ranges.append((position, end))
             else:
+                # Split the window with C-level iteration: with a policy it spans every node,
+                # and a Python loop over them was a good part of each cycle.
                 ranges = None
-                for index in range(position, end):
-                    ev = entries[index]
-                    assert ev is not None
-                    if ev.status is None:
-                        feasible.append(nodes[index])
-                        evals.append(ev)
-                    else:
-                        statuses[nodes[index].name] = ev.status
+                window_nodes = nodes[position:end]
+                window_evals = entries[position:end]
+                feasible.extend(compress(window_nodes, chunk))
+                evals.extend(compress(window_evals, chunk))  # type: ignore[arg-type]
+                rejected = list(map(not_, chunk))
+                statuses.update(
+                    zip(
+                        map(_name, compress(window_nodes, rejected)),
+                        map(_status, compress(window_evals, rejected)),
+                        strict=True,
+                    )
+                )
             processed += end - position
             position = end % num_all
         if ranges:
@@ -1000,13 +1014,19 @@ class Scheduler:
         allocations: list[dict[str, Any]] | None,
     ) -> float:
         """The placement policy's score of ``node`` for the cycle's pod."""
+        pod = self._pod_view(cycle)
+        view = NodeView(self.placement_context, pod, node, allocations)
+        return float(scorer.score(pod, view))
+
+    @staticmethod
+    def _pod_view(cycle: PodCycle) -> PodView:
+        """The cycle's pod as placement policies see it (made once per cycle)."""
         if cycle.view is None:
             to_allocate = [cycle.dra.claims[i] for i in cycle.dra.to_allocate]
             cycle.view = PodView(
                 cycle.pod, cycle.key, cycle.requests, to_allocate, cycle.dra.prepared
             )
-        view = NodeView(self.placement_context, cycle.view, node, allocations)
-        return float(scorer.score(cycle.view, view))
+        return cycle.view
 
     # --- scoring --------------------------------------------------------------------------------
 
@@ -1019,13 +1039,15 @@ class Scheduler:
         scorer = self._scorer
         if scorer is not None and scorer.replaces_defaults:
             if scorer.cacheable or nodes is None:
-                return {scorer.plugin: [ev.policy for ev in evals]}
-            return {
-                scorer.plugin: [
-                    self._policy_score(scorer, cycle, node, ev.allocations)
-                    for node, ev in zip(nodes, evals, strict=True)
-                ]
-            }
+                return {scorer.plugin: list(map(_policy, evals))}
+            # A score that is not cached runs for every feasible node of every cycle.
+            views = NodeViews(
+                self.placement_context,
+                self._pod_view(cycle),
+                nodes,
+                list(map(_allocations, evals)),
+            )
+            return {scorer.plugin: scorer.score_all(views.pod, views)}
         columns = list(zip(*(ev.raws for ev in evals), strict=True))
         taint, affinity, least, balanced, dra, devices = (list(c) for c in columns)
         per_plugin: dict[str, Sequence[float]] = {
@@ -1073,12 +1095,18 @@ class Scheduler:
         else:
             totals = [sum(row) for row in zip(*columns, strict=True)]
         best = max(totals)
-        tied_at = [i for i, t in enumerate(totals) if t == best]
+        if totals.count(best) == 1:
+            tied_at = [totals.index(best)]
+        else:
+            tied_at = [i for i, t in enumerate(totals) if t == best]
         chosen_index = tied_at[0] if self._rng is None else self._rng.choice(tied_at)
         chosen = feasible[chosen_index]
         if len(tied_at) > 1:
             decision.tied = [feasible[i].name for i in tied_at]
-        ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
+        if len(tied_at) >= KEEP_SCORES:
+            ranked = tied_at[:KEEP_SCORES]  # what nlargest picks: the first of equal totals
+        else:
+            ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
         if chosen_index not in ranked:
             ranked.append(chosen_index)
         decision.scores = {
@@ -1339,6 +1367,13 @@ class Scheduler:
         for ck in waiting.claims:
             if self._waiting_claims.get(ck) == waiting.key:
                 del self._waiting_claims[ck]
+
+
+_name = attrgetter("name")
+_status = attrgetter("status")
+_reasons = attrgetter("reasons")
+_policy = attrgetter("policy")
+_allocations = attrgetter("allocations")
 
 
 def _reported(score: float) -> float:

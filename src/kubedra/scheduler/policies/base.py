@@ -20,16 +20,21 @@ caches lives in that run, so runs with other policies or workloads never share s
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from kubedra.allocator.claims import PreparedClaim, RequestData
 from kubedra.allocator.engine import Allocator
 from kubedra.allocator.inventory import DeviceInfo
 from kubedra.allocator.policy import DeviceKey
 from kubedra.scheduler.nodeinfo import NodeList, NodeState
-from kubedra.scheduler.policies.devicestate import AmountParser, NodeDevices, StaticFits
+from kubedra.scheduler.policies.devicestate import (
+    AmountParser,
+    NodeDevices,
+    StaticFits,
+    request_signature,
+)
 from kubedra.scheduler.policies.workload import DEFAULT_COVERAGE, TaskShape, Workload
 from kubedra.scheduler.resources import CPU, MEMORY
 
@@ -51,7 +56,7 @@ class PolicyError(ValueError):
 class PodView:
     """The pod being scheduled, once per scheduling cycle."""
 
-    __slots__ = ("_shape", "claims", "cpu", "key", "memory", "pod", "requests")
+    __slots__ = ("_options", "_shape", "claims", "cpu", "key", "memory", "pod", "requests")
 
     def __init__(
         self,
@@ -74,6 +79,7 @@ class PodView:
         ]
         """Per device request of those claims, its options (one, or the subrequests)."""
         self._shape: TaskShape | None = None
+        self._options: tuple[list[RequestData], Any] | None = None
 
     @property
     def shape(self) -> TaskShape:
@@ -86,6 +92,15 @@ class PodView:
     @property
     def uses_devices(self) -> bool:
         return bool(self.requests)
+
+    @property
+    def options(self) -> tuple[list[RequestData], Any]:
+        """Every option of every device request, and what ``static_fit`` reads of them
+        (hashable: pods whose options read alike want the same devices)."""
+        if self._options is None:
+            options = [o for slot in self.requests for o in slot]
+            self._options = (options, tuple(request_signature(o) for o in options))
+        return self._options
 
 
 class DeviceView:
@@ -111,7 +126,7 @@ class NodeView:
     """One feasible node for the pod, for a node score: the node's state and, lazily, its
     devices before and after the pod's allocation there (``allocations``, from Filter)."""
 
-    __slots__ = ("_devices", "allocations", "context", "node", "pod")
+    __slots__ = ("_devices", "_given", "allocations", "context", "node", "pod")
 
     def __init__(
         self,
@@ -123,6 +138,7 @@ class NodeView:
         self.context = context
         self.pod = pod
         self.node = node
+        self._given = allocations
         self.allocations = allocations if allocations is not None else []
         self._devices: list[DeviceView] | None = None
 
@@ -156,22 +172,47 @@ class NodeView:
 
     @property
     def devices(self) -> list[DeviceView]:
-        """The devices of the node's pools (see ``DeviceView``)."""
+        """The devices of the node's pools (see ``DeviceView``); shared by the views of pods
+        with the same allocation here (read them, do not change them)."""
         if self._devices is None:
-            before, after = self.context.node_devices(self.node, self.results)
-            fits = self.context.static_fits()
-            options = [o for slot in self.pod.requests for o in slot]
-            self._devices = [
-                DeviceView(
-                    d,
-                    before.free(d),
-                    after.free(d),
-                    d.key in after.taken,
-                    any(fits.fit(o, d) is not None for o in options),
-                )
-                for d in before.devices
-            ]
+            self._devices = self.context.device_views(self.node, self.pod, self._given)
         return self._devices
+
+
+class NodeViews(Sequence[NodeView]):
+    """The feasible nodes of one cycle as ``NodeView`` objects, made when read (a score that
+    reads no node, such as ``random``'s, makes none)."""
+
+    __slots__ = ("allocations", "context", "nodes", "pod")
+
+    def __init__(
+        self,
+        context: PolicyContext,
+        pod: PodView,
+        nodes: Sequence[NodeState],
+        allocations: Sequence[list[dict[str, Any]] | None],
+    ) -> None:
+        self.context = context
+        self.pod = pod
+        self.nodes = nodes
+        self.allocations = allocations
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeView: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeView]: ...
+    def __getitem__(self, index: int | slice) -> NodeView | list[NodeView]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return NodeView(self.context, self.pod, self.nodes[index], self.allocations[index])
+
+    def __iter__(self) -> Iterator[NodeView]:
+        context, pod = self.context, self.pod
+        for node, allocations in zip(self.nodes, self.allocations, strict=True):
+            yield NodeView(context, pod, node, allocations)
 
 
 # --- the parts of a policy ------------------------------------------------------------------
@@ -194,6 +235,13 @@ class NodeScorer:
 
     def score(self, pod: PodView, node: NodeView) -> float:
         raise NotImplementedError
+
+    def score_all(self, pod: PodView, nodes: NodeViews) -> list[float]:
+        """The scores of a cycle's feasible ``nodes``, in order: what the scheduler asks of
+        a score that is not ``cacheable``. ``score`` of each node unless overridden (a score
+        that need not read every node, as ``random``'s, can skip making the views)."""
+        score = self.score
+        return [float(score(pod, node)) for node in nodes]
 
     def pod_added(self, key: str, pod: Mapping[str, Any], node: str) -> None:
         """A pod was bound (or assumed) on ``node``; for scores that follow the pods."""
@@ -283,6 +331,46 @@ class PolicyContext:
         if found is None or found[0] is not allocator:
             found = self.cache["static-fits"] = (allocator, StaticFits(allocator.features))
         return found[1]
+
+    def device_views(
+        self, node: NodeState, pod: PodView, allocations: list[dict[str, Any]] | None
+    ) -> list[DeviceView]:
+        """``NodeView.devices``: the node's devices before and after ``allocations`` (the
+        pod's Filter result there), remembered per node and pod options while the node's pools
+        are unchanged and the allocations are the same object. Pods of many shapes (cpu and
+        memory) share a claim shape, and Filter hands each of them the same allocations for a
+        node until its pools change, so their policy scores read the devices once."""
+        allocator = self.allocator()
+        view = allocator.inventory.node_view(node.info)
+        versions = tuple(allocator.state.pool_version.get(key, 0) for key in view.pool_keys)
+        options, signature = pod.options
+        views: dict[tuple[str, Any], Any] = self.cache.setdefault("device-views", {})
+        key = (node.name, signature)
+        found = views.get(key)
+        if (
+            found is not None
+            and found[0] is allocator
+            and found[1] == versions
+            and found[2] is allocations
+        ):
+            return found[3]
+        results = [
+            r for a in allocations or () for r in ((a.get("devices") or {}).get("results") or [])
+        ]
+        before, after = self.node_devices(node, results)
+        fits = self.static_fits()
+        devices = [
+            DeviceView(
+                d,
+                before.free(d),
+                after.free(d),
+                d.key in after.taken,
+                any(fits.fit(o, d) is not None for o in options),
+            )
+            for d in before.devices
+        ]
+        views[key] = (allocator, versions, allocations, devices)
+        return devices
 
     def node_devices(
         self, node: NodeState, results: Iterable[Mapping[str, Any]] = ()

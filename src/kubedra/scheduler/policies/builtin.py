@@ -31,6 +31,7 @@ from kubedra.allocator.policy import (
 from kubedra.scheduler.policies.base import (
     NodeScorer,
     NodeView,
+    NodeViews,
     PodView,
     Policy,
     PolicyContext,
@@ -204,6 +205,11 @@ class RandomScore(NodeScorer):
 
     def score(self, pod: PodView, node: NodeView) -> float:
         return self.rng.random()
+
+    def score_all(self, pod: PodView, nodes: NodeViews) -> list[float]:
+        # One draw per node in order, as score() would make them, without the views.
+        draw = self.rng.random
+        return [draw() for _ in range(len(nodes))]
 
 
 class DeviceUtilization(NodeScorer):
