@@ -201,7 +201,7 @@ def text(state: InflateState) -> list[str]:
         capacity_text = ", ".join(f"{k}={_amount(v)}" for k, v in point["strandedCapacity"].items())
         rows.append(
             [
-                _percent(point["demand"]),
+                f"{100 * point['demand']:g}%",
                 _percent(point["arrivedDemand"]),
                 str(point["tasks"]),
                 str(point["placed"]),
