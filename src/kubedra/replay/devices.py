@@ -581,16 +581,21 @@ class DeviceMeter:
             return False
         return all(n <= f for n, f in zip(need, state, strict=True))
 
-    def capacity_totals(self, counted: bool = True) -> dict[str, int]:
-        """Per capacity name, the capacity of the devices (only the counted ones, where
-        ``counted``), in the allocator's units."""
-        out: dict[str, int] = {}
+    def capacity_totals(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Per capacity name, the capacity of the counted devices (``count_shares``) and
+        what is allocated of it, in the allocator's units."""
+        total: dict[str, int] = {}
+        taken: dict[str, int] = {}
         for device in self._devices.values():
-            if device.counted or not counted:
-                assert device.kind is not None
-                for name, value in zip(device.kind.capacity_names, device.kind.full, strict=True):
-                    out[name] = out.get(name, 0) + value
-        return out
+            if not device.counted:
+                continue
+            kind = device.kind
+            assert kind is not None
+            used = self._taken(kind, device.state)
+            for name, value, amount in zip(kind.capacity_names, kind.full, used, strict=True):
+                total[name] = total.get(name, 0) + value
+                taken[name] = taken.get(name, 0) + amount
+        return total, taken
 
     def finish(self, now: float) -> None:
         """Integrate every group up to ``now`` (the end of the replay)."""

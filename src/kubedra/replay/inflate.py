@@ -259,14 +259,14 @@ class Inflation:
         finally:
             sim.store.unsubscribe(self._on_event)
         meter.update(0.0)
-        taken = meter.capacity_taken
+        capacity, taken = meter.capacity_totals()
         return InflateState(
             self.source,
             self.options,
             sim.store.count("Node"),
             total,
-            meter.capacity_totals(),
-            {name: value for name, value in sorted(taken.items())},
+            capacity,
+            taken,
             tasks,
             series,
             first,

@@ -280,4 +280,5 @@ def _percent(share: float) -> str:
 
 
 def _amount(value: float) -> str:
-    return f"{value:g}"
+    """``5625520`` (never ``5.62552e+06``), ``0.2``."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.6f}".rstrip("0")
