@@ -4,17 +4,27 @@ Each workload runs in its own process (so peak RSS is per workload). The timed p
 pod loop, including building the allocator (indexing slices, the allocated state); reading
 and decoding the workload file are not timed, as in the reference harness.
 
+The second table is the whole process, as a user runs it: each workload wrapped as a schedule
+case and evaluated by ``kubedra conformance eval CASE`` (start-up, reading, the pod loop and
+printing the result), its median wall and CPU seconds over ``--process-runs`` runs beside the
+Go harness's whole process (``processSeconds`` / ``processCpuSeconds`` of reference.json);
+``x`` is how many times faster kubedra is. Its placements are checked against expected too.
+
     python benchmarks/bench_schedule.py                       # all workloads
     python benchmarks/bench_schedule.py --workload fill-500x10 --pods 500
+    python benchmarks/bench_schedule.py --process-runs 5      # median of 5 processes each
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +35,7 @@ sys.path.insert(0, str(REPO / "src"))
 from kubedra.allocator.engine import Allocator  # noqa: E402
 from kubedra.allocator.features import Features  # noqa: E402
 from kubedra.allocator.schedule import FirstFitScheduler  # noqa: E402
+from kubedra.conformance.compare import compare_schedule  # noqa: E402
 from shared_corpus import BENCHMARKS as DEFAULT_DIR  # noqa: E402
 from shared_corpus import require_file, require_workloads  # noqa: E402
 
@@ -83,6 +94,13 @@ def main() -> int:
     parser.add_argument("--pods", type=int, help="run only the first N pods")
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="shared/benchmarks dir")
     parser.add_argument("--no-memo", action="store_true", help="disable the per-node memo")
+    parser.add_argument(
+        "--process-runs",
+        type=int,
+        default=3,
+        help="kubedra conformance eval processes per workload for the whole-process table "
+        "(0: skip it; it is skipped with --pods too)",
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -122,7 +140,65 @@ def main() -> int:
             f"{rate / ref:>8.2f}{r['cpuSeconds']:>8.2f}{r['allocateCalls']:>16,}"
             f"{r['peakRssMiB']:>14.1f}  {ok}"
         )
+    if args.pods or args.process_runs <= 0:
+        return 1 if failed else 0
+    print(
+        f"\n{'whole process':<28}{'kubedra s':>10}{'Go s':>8}{'x':>7}"
+        f"{'kubedra CPU s':>15}{'Go CPU s':>10}{'x':>7}  placements"
+    )
+    for name in names:
+        p = whole_process(args.dir, name, args.process_runs)
+        go = reference[name]
+        go_wall = go["processSeconds"]["median"]
+        go_cpu = go["processCpuSeconds"]["median"]
+        failed = failed or p["placements"] != "identical"
+        print(
+            f"{name:<28}{p['seconds']:>10.2f}{go_wall:>8.2f}{go_wall / p['seconds']:>7.1f}"
+            f"{p['cpuSeconds']:>15.2f}{go_cpu:>10.2f}{go_cpu / p['cpuSeconds']:>7.1f}"
+            f"  {p['placements']}"
+        )
     return 1 if failed else 0
+
+
+def whole_process(bench_dir: Path, name: str, runs: int) -> dict[str, Any]:
+    """Median wall and CPU seconds of ``kubedra conformance eval`` on the workload as a case."""
+    workload = json.loads((bench_dir / "workloads" / f"{name}.json").read_text())
+    expected = json.loads((bench_dir / "expected" / f"{name}.json").read_text())
+    case = {
+        "name": name,
+        "description": f"shared benchmark workload {name}",
+        "mode": "schedule",
+        "features": workload["features"],
+        "input": {
+            key: workload[key]
+            for key in ("nodes", "deviceClasses", "resourceSlices", "allocatedClaims", "pods")
+        },
+    }
+    env = os.environ | {"PYTHONPATH": str(REPO / "src")}
+    walls: list[float] = []
+    cpus: list[float] = []
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{name}.json"
+        path.write_text(json.dumps(case))
+        command = [sys.executable, "-m", "kubedra", "conformance", "eval", str(path)]
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            proc = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+            walls.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            if proc.returncode != 0:
+                problems = [proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"]
+                break
+            # Expected results carry no shareID (random in Kubernetes): drop ours too.
+            problems = compare_schedule(expected, _strip_share_ids(json.loads(proc.stdout)))
+    return {
+        "seconds": statistics.median(walls),
+        "cpuSeconds": statistics.median(cpus),
+        "placements": "identical" if not problems else f"{len(problems)} differ ({problems[0]})",
+    }
 
 
 if __name__ == "__main__":

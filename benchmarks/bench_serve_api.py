@@ -1,9 +1,11 @@
 """Request rate of the simulated cluster's Kubernetes API (``kubedra serve-api``).
 
-Run as ``python benchmarks/bench_serve_api.py [--pods N]``. Serves one node with room for
-110 pods in-process on a free port and, over one keep-alive HTTP connection, times GET
-``/version``, POST of N pods (each answered after the scheduler and kubelet ran) and a list
-of them; prints requests per second.
+Run as ``python benchmarks/bench_serve_api.py [--pods N] [--nodes M]``. Serves M nodes (one
+by default; the first has room for 110 pods) in-process on a free port and, over one
+keep-alive HTTP connection, times GET ``/version``, POST of N pods (each answered after the
+scheduler and kubelet ran) and a list of them; prints requests per second. Every request but
+``/version`` first lets the nodes' kubelets report and renew their Leases when due: with
+``--nodes 5000`` the rates show that this costs nothing between due times.
 """
 
 from __future__ import annotations
@@ -44,9 +46,14 @@ def rate(conn: http.client.HTTPConnection, requests: list[tuple[str, str, str | 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pods", type=int, default=100)
+    parser.add_argument("--nodes", type=int, default=1)
     args = parser.parse_args()
     simulation = new_simulation()
-    simulation.load([NODE])
+    others = [
+        {**NODE, "metadata": {"name": f"node-{i}"}, "status": {"allocatable": {"pods": "0"}}}
+        for i in range(2, args.nodes + 1)
+    ]  # full already: the pods go to node-1 whatever the count
+    simulation.load([NODE, *others])
     with ApiServer(simulation) as server:
         conn = http.client.HTTPConnection("127.0.0.1", server.port)
         print(f"GET /version     {rate(conn, [('GET', '/version', None)] * 200):8.0f} req/s")

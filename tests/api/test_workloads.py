@@ -6,10 +6,14 @@ import random
 import re
 from typing import Any
 
+import pytest
+
 from kubedra.api.workloads import (
     SAFE_ALPHABET,
+    Taken,
     check_workload,
     expand_pods,
+    pod_count,
     pod_spec_of,
     safe_encode,
     template_hash,
@@ -66,7 +70,9 @@ def test_valid_template_and_wrong_types() -> None:
     broken["spec"]["template"]["spec"]["resourceClaims"] = "gpu"
     check = check_workload(broken)
     assert check.decode_error is not None
-    assert check.decode_error.startswith("pod template (spec.template) cannot be decoded: ")
+    assert check.decode_error.startswith(
+        'Job.batch "ml/web": pod template (spec.template) cannot be decoded: '
+    )
     assert "spec.resourceClaims" in check.decode_error
 
 
@@ -166,3 +172,112 @@ def test_safe_encode_matches_upstream_alphabet() -> None:
     assert safe_encode("0123") == "".join(SAFE_ALPHABET[ord(c) % 27] for c in "0123")
     assert template_hash({"a": 1}) == template_hash({"a": 1})
     assert template_hash({"a": 1}) != template_hash({"a": 1}, collision_count=1)
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version", "spec", "message"),
+    [
+        ("ReplicationController", "v1", {"replicas": 2147483648}, "spec.replicas: integer "
+         "2147483648 does not fit in 32 bits"),
+        ("Deployment", "apps/v1", {"replicas": "3"}, 'spec.replicas: expected integer, got a '
+         'string "3"'),
+        ("ReplicaSet", "apps/v1", {"replicas": 1.5}, "spec.replicas: expected integer, got a "
+         "number 1.5"),
+        ("Job", "batch/v1", {"completions": True}, "spec.completions: expected integer, got a "
+         "boolean true"),
+        ("Job", "batch/v1", {"suspend": "yes"}, 'spec.suspend: expected boolean, got a string '
+         '"yes"'),
+        ("StatefulSet", "apps/v1", {"ordinals": {"start": 1e10}}, "spec.ordinals.start: integer "
+         "10000000000 does not fit in 32 bits"),
+    ],
+)  # fmt: skip
+def test_read_fields_decode_as_the_apiserver_decodes(
+    kind: str, api_version: str, spec: dict[str, Any], message: str
+) -> None:
+    check = check_workload(_workload(kind, api_version, **spec))
+    assert (
+        check.decode_error == f'{kind}{_GROUP[api_version]} "ml/web" cannot be decoded: {message}'
+    )
+
+
+_GROUP = {"v1": "", "apps/v1": ".apps", "batch/v1": ".batch"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version", "obj", "errors"),
+    [
+        ("Deployment", "apps/v1", {"spec": {"replicas": -1}},
+         ["spec.replicas: Invalid value: -1: must be greater than or equal to 0"]),
+        ("ReplicationController", "v1", {"spec": {"replicas": -1}},
+         ["spec.replicas: Invalid value: -1: must be greater than or equal to 0"]),
+        ("Job", "batch/v1", {"spec": {"completions": -4, "parallelism": -1}},
+         ["spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
+          "spec.completions: Invalid value: -4: must be greater than or equal to 0"]),
+        ("Job", "batch/v1", {"spec": {"completionMode": "Sometimes"}},
+         ['spec.completionMode: Unsupported value: "Sometimes": supported values: '
+          '"NonIndexed", "Indexed"']),
+        ("Job", "batch/v1", {"spec": {"completionMode": "Indexed", "parallelism": 100001}},
+         ["spec.completions: Required value: when completion mode is Indexed",
+          "spec.parallelism: Invalid value: 100001: must be less than or equal to 100000 when "
+          "completion mode is Indexed"]),
+        ("StatefulSet", "apps/v1", {"spec": {"ordinals": {"start": -2}}},
+         ["spec.ordinals.start: Invalid value: -2: must be greater than or equal to 0"]),
+        ("Deployment", "apps/v1", {"status": {"collisionCount": -1}},
+         ["status.collisionCount: Invalid value: -1: must be greater than or equal to 0"]),
+    ],
+)  # fmt: skip
+def test_read_fields_validate_as_the_apiserver_validates(
+    kind: str, api_version: str, obj: dict[str, Any], errors: list[str]
+) -> None:
+    workload = _workload(kind, api_version)
+    workload["spec"] |= obj.get("spec", {})
+    if "status" in obj:
+        workload["status"] = obj["status"]
+    check = check_workload(workload)
+    assert check.decode_error is None
+    assert [str(error) for error in check.errors] == errors
+
+
+def test_an_integral_float_count_is_that_many() -> None:
+    """YAML ``2.0`` reaches the apiserver's decoder as 2 (it was taken for 1)."""
+    workload = _workload("ReplicaSet", replicas=2.0)
+    assert check_workload(workload).errors == []
+    assert len(expand_pods(workload)) == pod_count(workload) == 2
+
+
+def test_ten_thousand_replicas_get_ten_thousand_names() -> None:
+    """Random suffixes collide (two of 10,000 here): drawn again, as the apiserver draws a
+    generateName again, and never one of the names already taken."""
+    deployment = _workload("Deployment", replicas=10_000)
+    taken: Taken = set()
+    pods = expand_pods(deployment, taken=taken)
+    names = {pod["metadata"]["name"] for pod in pods}
+    assert len(names) == 10_000
+    assert taken == {("ml", name) for name in names}
+    first = pods[0]["metadata"]["name"]
+    again = expand_pods(deployment, taken={("ml", first)})  # a Pod of that name is in the input
+    again_names = [pod["metadata"]["name"] for pod in again]
+    assert first not in again_names and len(set(again_names)) == 10_000
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version", "spec", "count"),
+    [
+        ("Deployment", "apps/v1", {"replicas": 7}, 7),
+        ("Deployment", "apps/v1", {}, 1),
+        ("ReplicationController", "v1", {"replicas": 2147483647}, 2147483647),
+        ("StatefulSet", "apps/v1", {"replicas": 3, "ordinals": {"start": 5}}, 3),
+        ("Job", "batch/v1", {"parallelism": 4, "completions": 2}, 2),
+        ("Job", "batch/v1", {"parallelism": 4, "suspend": True}, 0),
+        ("DaemonSet", "apps/v1", {}, 2),
+        ("CronJob", "batch/v1", {}, 0),
+    ],
+)
+def test_pod_count_is_known_before_the_pods_are_made(
+    kind: str, api_version: str, spec: dict[str, Any], count: int
+) -> None:
+    workload = _workload(kind, api_version, **spec)
+    nodes = [{"metadata": {"name": f"n{i}"}} for i in range(2)]
+    assert pod_count(workload, nodes) == count
+    if count < 100:
+        assert len(expand_pods(workload, nodes=nodes)) == count

@@ -255,8 +255,12 @@ def test_bad_requests_are_status_objects(served: Served) -> None:
         400,
         "the kind in the data (Node) does not match the expected kind (Pod)",
     )
-    code, body = served.request("POST", pods + "?dryRun=All", POD)
-    assert (code, body["reason"]) == (400, "BadRequest")
+    code, body = served.request("POST", pods + "?dryRun=Everything", POD)
+    assert (code, body["reason"]) == (422, "Invalid")
+    assert body["message"] == (
+        'CreateOptions.meta.k8s.io "" is invalid: dryRun[0]: Unsupported value: "Everything": '
+        'supported values: "All"'
+    )
     code, body = served.request(
         "PATCH", pods + "/web", [{"op": "add"}], {"Content-Type": "application/json-patch+json"}
     )
@@ -341,6 +345,7 @@ def test_discovery_aggregated_when_asked_legacy_otherwise(served: Served) -> Non
         "scheduling.k8s.io",
         "resource.k8s.io",
         "policy",
+        "coordination.k8s.io",
     ]
     resource = next(
         item for item in groups["items"] if item["metadata"]["name"] == "resource.k8s.io"
@@ -405,11 +410,14 @@ DONE_TEMPLATE = {
 
 
 @pytest.mark.parametrize("phase", ["Succeeded", "Failed"])
-def test_posting_a_done_pod_with_a_template_returns_and_frees_the_server(
+def test_a_pod_done_with_a_template_returns_and_frees_the_server(
     served: Served, phase: str
 ) -> None:
-    """Issue 23 item 1: the POST of a finished pod whose claim comes from a template never
-    returned (the control loop spun while holding the cluster lock)."""
+    """Issue 23 item 1: a finished pod whose claim comes from a template made the control loop
+    spin while holding the cluster lock, so its request never returned. Through the API a pod
+    is done only once its status says so: a POST starts every pod Pending whatever status it
+    carries (upstream's PrepareForCreate), so it gets its claim; the status update that ends it
+    returns, and the claim generated for it goes (it will not run again)."""
     assert served.request("POST", TEMPLATES, DONE_TEMPLATE)[0] == 201
     done = {
         "apiVersion": "v1",
@@ -421,10 +429,17 @@ def test_posting_a_done_pod_with_a_template_returns_and_frees_the_server(
         },
         "status": {"phase": phase},
     }
-    code, body = served.request("POST", "/api/v1/namespaces/default/pods", done)
-    assert code == 201, body
-    code, claims = served.request(
-        "GET", "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
-    )
+    pod_path = "/api/v1/namespaces/default/pods"
+    claims_path = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
+    code, body = served.request("POST", pod_path, done)
+    assert (code, body["status"]["phase"]) == (201, "Pending"), body
+    code, claims = served.request("GET", claims_path)
+    assert code == 200
+    assert [c["metadata"]["name"].startswith("done-gpu-") for c in claims["items"]] == [True]
+    _, current = served.request("GET", f"{pod_path}/done")
+    ended = {**current, "status": {**current["status"], "phase": phase}}  # as its kubelet says
+    code, body = served.request("PUT", f"{pod_path}/done/status", ended)
+    assert (code, body["status"]["phase"]) == (200, phase), body
+    code, claims = served.request("GET", claims_path)
     assert (code, claims["items"]) == (200, [])
     assert served.request("GET", "/version")[0] == 200

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from kubedra.apiserver.backend import merge_patch, without_directives
 from kubedra.apiserver.selectors import field_matcher, label_matcher
 from kubedra.apiserver.status import ApiError
+from kubedra.apiserver.strategic import strategic_merge_patch
 from kubedra.apiserver.tables import claim_state, human_duration
 from kubedra.apiserver.watch import ChangeFeed
 from kubedra.cluster.events import Event
@@ -110,20 +110,96 @@ def test_change_feed_resumes_after_a_version_and_trims_old_history() -> None:
     assert [e.seq for e in events] == [6]
 
 
-def test_strategic_merge_patch_directives_are_dropped_before_merging() -> None:
+def test_strategic_merge_patch_merges_maps_and_drops_nulls() -> None:
     patch = {
         "metadata": {"labels": {"a": "1", "b": None}},
         "spec": {"$setElementOrder/containers": [{"name": "main"}], "priority": 5},
     }
     target = {"metadata": {"labels": {"b": "2", "c": "3"}}, "spec": {"priority": 1}}
-    merged = merge_patch(target, without_directives(patch))
+    merged = strategic_merge_patch(target, patch, "Pod")
     assert merged == {"metadata": {"labels": {"a": "1", "c": "3"}}, "spec": {"priority": 5}}
+    assert target == {"metadata": {"labels": {"b": "2", "c": "3"}}, "spec": {"priority": 1}}
+
+
+POD = {
+    "metadata": {"finalizers": ["a"], "ownerReferences": [{"uid": "u1", "name": "x"}]},
+    "spec": {
+        "containers": [
+            {"name": "main", "image": "v1", "resources": {"claims": [{"name": "gpu"}]}},
+            {"name": "side", "image": "s1", "env": [{"name": "A", "value": "1"}]},
+        ],
+        "tolerations": [{"key": "t1"}],
+    },
+}
+
+
+def test_strategic_merge_patch_merges_lists_by_their_upstream_keys() -> None:
+    """kubectl apply's patch for a changed image names only that container and its image."""
+    patch = {
+        "spec": {
+            "$setElementOrder/containers": [{"name": "side"}, {"name": "main"}],
+            "containers": [
+                {"name": "main", "image": "v2"},
+                {"name": "side", "env": [{"name": "B", "value": "2"}]},
+            ],
+            "tolerations": [{"key": "t2"}],  # no merge key upstream: replaced whole
+        }
+    }
+    spec = strategic_merge_patch(POD, patch, "Pod")["spec"]
+    assert spec["containers"] == [
+        {
+            "name": "side",
+            "image": "s1",
+            "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
+        },
+        {"name": "main", "image": "v2", "resources": {"claims": [{"name": "gpu"}]}},
+    ]
+    assert spec["tolerations"] == [{"key": "t2"}]
+
+
+def test_strategic_merge_patch_directives() -> None:
+    deleted = strategic_merge_patch(
+        POD, {"spec": {"containers": [{"name": "side", "$patch": "delete"}]}}, "Pod"
+    )
+    assert [c["name"] for c in deleted["spec"]["containers"]] == ["main"]
+    replaced = strategic_merge_patch(
+        POD, {"spec": {"containers": [{"name": "new"}, {"$patch": "replace"}]}}, "Pod"
+    )
+    assert replaced["spec"]["containers"] == [{"name": "new"}]
+    meta = strategic_merge_patch(
+        POD,
+        {
+            "metadata": {
+                "finalizers": ["b"],
+                "$deleteFromPrimitiveList/finalizers": ["a"],
+                "ownerReferences": [{"uid": "u2", "name": "y"}],
+            }
+        },
+        "Pod",
+    )["metadata"]
+    assert meta["finalizers"] == ["b"]
+    assert [r["uid"] for r in meta["ownerReferences"]] == ["u1", "u2"]
+    whole = strategic_merge_patch(POD, {"spec": {"$patch": "replace", "containers": []}}, "Pod")
+    assert whole["spec"] == {"containers": []}
+    kept = strategic_merge_patch(
+        {"spec": {"a": 1, "b": 2}}, {"spec": {"$retainKeys": ["b"], "b": 3}}, "Pod"
+    )
+    assert kept == {"spec": {"b": 3}}
+    # resource.k8s.io types declare no merge keys: their lists are replaced
+    claim = {"spec": {"devices": {"requests": [{"name": "a"}, {"name": "b"}]}}}
+    patched = strategic_merge_patch(
+        claim, {"spec": {"devices": {"requests": [{"name": "b"}]}}}, "ResourceClaim"
+    )
+    assert patched["spec"]["devices"]["requests"] == [{"name": "b"}]
+    with pytest.raises(ApiError, match="Unknown patch type: merge-ish"):
+        strategic_merge_patch(POD, {"spec": {"$patch": "merge-ish"}}, "Pod")
 
 
 def test_version_follows_the_chosen_release() -> None:
     from kubedra.apiserver import discovery as discovery_module
 
-    assert discovery_module.version_info()["gitVersion"] == "v1.35.0+kubedra"
+    # none chosen: the default release, whose kinds and fields are the ones served
+    assert discovery_module.version_info()["gitVersion"] == "v1.37.0+kubedra"
     chosen = discovery_module.version_info("1.37")
     assert (chosen["major"], chosen["minor"], chosen["gitVersion"]) == (
         "1",

@@ -266,3 +266,66 @@ def test_serve_api_help_has_the_shared_flags() -> None:
     assert out.returncode == 0, out.stderr
     for flag in ("--filename", "--recursive", "--kubeconfig", "--context", "--feature-gates"):
         assert flag in out.stdout
+
+
+HUGE_RC = """\
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: rc}
+spec:
+  replicas: 2147483647
+  selector: {app: rc}
+  template:
+    metadata: {labels: {app: rc}}
+    spec:
+      containers: [{name: c, image: x}]
+"""
+
+
+def test_one_command_makes_a_bounded_number_of_pods(tmp_path: Path) -> None:
+    """2**31 - 1 replicas is valid int32, but no command starts making them: the error names
+    the number and the flag (the same bound for simulate, explain and serve-api)."""
+    (tmp_path / "rc.yaml").write_text(HUGE_RC)
+    bound = (
+        f'{tmp_path / "rc.yaml"}: document 0: ReplicationController "default/rc" makes '
+        "2147483647 pods: more than the 100000 one command makes (raise the bound with --max-pods)"
+    )
+    for command, status in ((("simulate",), 1), (("explain", "pod", "x"), 1), (("serve-api",), 2)):
+        out = kubedra(*command, str(tmp_path / "rc.yaml"))
+        assert out.returncode == status, command  # each command's exit for bad input
+        assert bound in out.stderr, out.stderr
+    (tmp_path / "app.yaml").write_text(APP)
+    low = kubedra("simulate", str(CLUSTER), str(tmp_path / "app.yaml"), "--max-pods", "2")
+    assert low.returncode == 1
+    assert 'Deployment.apps "default/web" makes 3 pods: more than the 2 one command' in low.stderr
+    ok = kubedra("simulate", str(CLUSTER), str(tmp_path / "app.yaml"), "--max-pods", "3")
+    assert ok.returncode == 0, ok.stderr
+    # The bound is on the command's total: a second Deployment of 3 passes 5.
+    second = APP.split("---\n")[1].replace("name: web", "name: api")
+    (tmp_path / "api.yaml").write_text(second)
+    both = [str(CLUSTER), str(tmp_path / "app.yaml"), str(tmp_path / "api.yaml")]
+    total = kubedra("simulate", *both, "--max-pods", "5")
+    assert total.returncode == 1
+    assert 'Deployment.apps "default/api" makes 3 pods (3 before it): more than the 5' in (
+        total.stderr
+    )
+    assert "default/web" not in total.stderr
+
+
+def test_workload_counts_are_checked_as_the_apiserver_checks_them(tmp_path: Path) -> None:
+    bad = [
+        ("replicas: 2147483648", "cannot be decoded: spec.replicas: integer 2147483648 does "
+         "not fit in 32 bits"),
+        ("replicas: -1", "is invalid: spec.replicas: Invalid value: -1: must be greater than "
+         "or equal to 0"),
+        ('replicas: "3"', 'cannot be decoded: spec.replicas: expected integer, got a string '
+         '"3"'),
+        ("replicas: 1.5", "cannot be decoded: spec.replicas: expected integer, got a number "
+         "1.5"),
+    ]  # fmt: skip
+    for field, message in bad:
+        (tmp_path / "rc.yaml").write_text(HUGE_RC.replace("replicas: 2147483647", field))
+        out = kubedra("simulate", str(tmp_path / "rc.yaml"))
+        assert out.returncode == 1, field
+        assert f'ReplicationController "default/rc" {message}' in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr

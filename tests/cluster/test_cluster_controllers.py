@@ -247,7 +247,9 @@ def test_done_pod_with_a_template_gets_no_claim_and_the_loop_stops(phase: str) -
     the pod again and a new claim was created: the loop never reached its fixed point."""
     done = pod("done", template="t")
     done["status"] = {"phase": phase}
-    sim = Simulation(scheduler_factory=StandInScheduler if SCHEDULER[0] == "stand-in" else None)
+    sim = Simulation(
+        scheduler_factory=StandInScheduler if SCHEDULER[0] == "stand-in" else scheduler_factory()
+    )
     created: list[str] = []
     sim.store.subscribe(
         lambda e: created.append(e.key) if e.kind == "ResourceClaim" and e.type == "ADDED" else None

@@ -78,3 +78,23 @@ def test_a_slice_without_the_field_is_prepared_as_before() -> None:
     assert [(op.operation, op.skipped) for op in sim.kubelet.node_operations] == [
         ("NodePrepareResources", False)
     ]
+
+
+def test_a_node_that_declares_the_feature_later_gets_the_waiting_pod() -> None:
+    """A Node created without ``declaredFeatures`` (through the API, not registered by its
+    kubelet) gets them from the kubelet's next sync. That update is a scheduling change
+    (upstream's UpdateNodeDeclaredFeature, not a heartbeat): the pod waiting for a device that
+    skips node operations is tried again, and the allocator sees the feature (no outcome
+    remembered from before it was declared)."""
+    sim = new_simulation(features=ON)
+    objects = _objects(["*"])
+    assert sim.load(objects[1:]) == []  # everything but the node
+    sim.run()
+    sim.store.create(objects[0])  # as serve-api creates it: no declared features yet
+    sim.run()
+    node_obj = sim.store.get("Node", "node-1")
+    assert node_obj is not None
+    assert node_obj["status"]["declaredFeatures"] == ["DRAOptionalNodeOperations"]
+    pod_obj = sim.store.get("Pod", "p", "default")
+    assert pod_obj is not None and pod_obj["spec"].get("nodeName") == "node-1"
+    assert [d.result for d in sim.scheduler.decisions][-1] == "Scheduled"

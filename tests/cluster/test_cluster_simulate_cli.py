@@ -178,3 +178,23 @@ def test_simulate_and_explain_end_for_a_done_pod_with_a_template(tmp_path: Path)
     assert out.stdout.splitlines()[2].split() == ["default/done", "-", "Failed", "-"]
     out = kubedra("explain", "pod", "done", str(manifest), timeout=60)
     assert (out.returncode, out.stdout.strip()) == (0, "pod default/done is Failed."), out.stderr
+
+
+def test_a_selector_past_the_runtime_limit_leaves_the_pod_pending(tmp_path: Path) -> None:
+    """Estimated cheap (upstream takes flatten's result to be as long as its target), it
+    iterates a million shared items: the scheduler's path stops at the runtime limit, as
+    cel-go and `conformance eval` do; it placed the pod before."""
+    levels = "cel.bind(l0, [" + ", ".join(["0"] * 10) + "], "
+    for level in range(1, 6):
+        levels += f"cel.bind(l{level}, [" + ", ".join([f"l{level - 1}"] * 10) + "], "
+    selector = levels + "l5.flatten(5).all(x, x == 0)" + ")" * 6
+    demo = (REPO / "src/kubedra/cluster/examples/gpu-demo.yaml").read_text()
+    memory = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) >= 0'
+    assert demo.count(memory) == 1
+    path = write(tmp_path / "demo.yaml", demo.replace(memory, selector.replace('"', '\\"')))
+    check = kubedra("validate", str(path))
+    assert check.returncode == 0, check.stdout  # the estimate is within the limit
+    out = kubedra("simulate", str(path))
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "0 placed, 1 pending" in out.stdout
+    assert "actual cost limit exceeded" in out.stdout

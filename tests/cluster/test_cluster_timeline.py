@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from cluster_builders import claim, device_class, gpu_slice, node, pod
 
 from kubedra.cluster.simulation import Simulation
-from kubedra.cluster.timeline import TimelineError, parse_duration, parse_timeline
+from kubedra.cluster.timeline import (
+    TimelineError,
+    load_timeline,
+    parse_duration,
+    parse_timeline,
+)
 from kubedra.scheduler import new_simulation
 
 
@@ -27,9 +34,9 @@ def test_durations() -> None:
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        (float("inf"), "x: longer than the longest duration"),
-        ("99999999999999999999h", "x: longer than the longest duration"),
-        (10**400, "x: longer than the longest duration"),
+        (float("inf"), "is longer than a duration may be"),
+        ("99999999999999999999h", "is longer than a duration may be"),
+        (10**400, "is longer than a duration may be"),
         (float("nan"), "x: not a duration: nan"),
         (-1, "x: must not be negative"),
     ],
@@ -90,8 +97,16 @@ def test_untaint_before_the_toleration_ends_cancels_the_eviction() -> None:
     assert sim.taint_controller.next_wakeup() is None
 
 
-def test_taint_without_untaint_evicts_at_the_toleration_end() -> None:
-    toleration = {"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+@pytest.mark.parametrize(("seconds", "waited"), [(300, 300), (2**63 - 1, 0)])
+def test_taint_without_untaint_evicts_at_the_toleration_end(seconds: int, waited: int) -> None:
+    """A toleration of 2**63 - 1 seconds overflowed the clock; upstream's
+    ``time.Duration(s) * time.Second`` wraps to -1 s, so the pod is evicted at once."""
+    toleration = {
+        "key": "k",
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": seconds,
+    }
     sim = new_simulation()
     objects = [node("n1"), device_class(), gpu_slice("n1", "g0"), claim("c", [toleration])]
     assert sim.load([*objects, pod("p", claim="c")]) == []
@@ -99,4 +114,30 @@ def test_taint_without_untaint_evicts_at_the_toleration_end() -> None:
     start = sim.clock.now()
     run(sim, [{"taint": {"name": "r", "device": "g0", "key": "k"}}])
     assert sim.store.get("Pod", "p", "default") is None
-    assert (sim.clock.now() - start).total_seconds() == 300
+    assert (sim.clock.now() - start).total_seconds() == waited
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: &a [x, x, x, x, x, x, x, x, x]\n"
+         + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+                   for p, c in zip("abcdefgh", "bcdefghi", strict=True)),
+         "YAML document contains excessive aliasing"),
+        ("- wait: 1s\n---\n- wait: 2s\n", "one YAML document of steps, not 2"),
+        ("- wait: [1s\n", "YAML syntax error"),
+    ],
+)  # fmt: skip
+def test_step_files_are_read_as_manifests_are(tmp_path: Path, text: str, message: str) -> None:
+    """The bounded reader: an alias bomb is refused in linear time, not expanded."""
+    path = tmp_path / "t.yaml"
+    path.write_text(text)
+    with pytest.raises(TimelineError, match=re.escape(message)):
+        load_timeline(path)
+
+
+def test_a_fifo_is_not_read_as_a_step_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "t.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(TimelineError, match="not a regular file"):
+        load_timeline(fifo)

@@ -128,3 +128,20 @@ def test_cli_reports_bad_input_without_traceback(tmp_path: Path) -> None:
     out = CliRunner().invoke(app, ["conformance", "eval", str(path)])
     assert out.exit_code == 2
     assert "input.node" in out.output and "Traceback" not in out.output
+
+
+def test_cli_eval_prints_one_line_per_list_entry(tmp_path: Path) -> None:
+    """Large results stay quick to print: each allocation (placement, cel pair) on one line."""
+    out = CliRunner().invoke(app, ["conformance", "eval", str(_case(tmp_path, "dev-0"))])
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    lines = out.output.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    assert lines[1:5] == [
+        '  "ok": true,',
+        '  "unschedulable": false,',
+        '  "error": null,',
+        '  "allocations": [',
+    ]
+    assert lines[5] == "    " + json.dumps(result["allocations"][0])
+    assert lines[6:] == ["  ]", "}"]

@@ -298,7 +298,7 @@ def test_versions_are_checked_before_anything_is_served(versions, message, tmp_p
             MetadataDriver(),
             node_name="node-1",
             registry_dir=tmp_path / "reg",
-            plugins_dir=tmp_path / "plugins",
+            plugin_dir=tmp_path / "plugins",
             device_metadata=versions,
         )
     assert not (tmp_path / "reg").exists()

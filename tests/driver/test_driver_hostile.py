@@ -3,7 +3,9 @@ directories, per-claim errors only, streams that cannot starve the kubelet, left
 
 from __future__ import annotations
 
+import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -312,3 +314,70 @@ def test_a_driver_restarted_after_kill_9_removes_its_leftovers(drivers, driver_d
     ]
     drivers.start()
     assert [p for p in leftovers if p.exists()] == []
+
+
+def _prepare_in_time(helper: PluginHelper, refs: list[ClaimRef]) -> dict:
+    """prepare() in a thread: a blocking read fails the test instead of hanging it."""
+    answers: dict = {}
+    worker = threading.Thread(target=lambda: answers.update(helper.prepare(refs)), daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "prepare blocked"
+    return answers
+
+
+@pytest.mark.parametrize(
+    ("config", "problem"),
+    [
+        ("oops", 'status.allocation.devices.config: expected array, got a string "oops"'),
+        ([None], "status.allocation.devices.config[0]: expected object, got null"),
+    ],
+)
+def test_a_mistyped_claim_fails_only_itself(gpu_helper, config, problem):
+    """One claim whose allocation config is a string (or [null]) failed the whole batch
+    (gRPC UNKNOWN, a traceback); the claim is decoded as the apiserver serves it."""
+    helper, cluster, _ = gpu_helper
+    cluster.put(build_claim("good", "uid-good", [("gpu", "gpu-0")]))
+    bad = build_claim("bad", "uid-bad", [("gpu", "gpu-1")])
+    bad["status"]["allocation"]["devices"]["config"] = config
+    cluster.put(bad)
+    refs = [ClaimRef("default", "bad", "uid-bad"), ClaimRef("default", "good", "uid-good")]
+    answers = _prepare_in_time(helper, refs)
+    assert answers["uid-good"].devices and not answers["uid-good"].error
+    assert answers["uid-bad"].error == (
+        f'claim default/bad: ResourceClaim.resource.k8s.io "default/bad" cannot be decoded: '
+        f"{problem}"
+    )
+
+
+def test_a_claim_file_that_is_a_fifo_is_an_error_at_once(gpu_helper):
+    """Reading a FIFO blocked the driver forever; the loaders refuse non-regular files."""
+    helper, cluster, root = gpu_helper
+    cluster.put(build_claim("good", "uid-good", [("gpu", "gpu-0")]))
+    os.mkfifo(root / "cluster" / "resourceclaims" / "default" / "c.yaml")
+    refs = [ClaimRef("default", "c", "uid-c"), ClaimRef("default", "good", "uid-good")]
+    answers = _prepare_in_time(helper, refs)
+    assert answers["uid-c"].error.startswith("retrieve claim default/c: ")
+    assert answers["uid-c"].error.endswith("not a regular file (a FIFO): refusing to read it")
+    assert answers["uid-good"].devices
+    assert [o["metadata"]["name"] for o in cluster.list_objects("ResourceClaim")] == ["good"]
+
+
+def test_a_claim_file_linked_outside_the_directory_is_not_read(gpu_helper):
+    """Writes through such links were refused already; reads are now too."""
+    helper, cluster, root = gpu_helper
+    (root / "outside").mkdir()
+    planted = build_claim("c", "uid-c", [("gpu", "gpu-0")])
+    (root / "outside" / "c.yaml").write_text(json.dumps(planted))
+    claims = root / "cluster" / "resourceclaims" / "default"
+    claims.mkdir(parents=True)
+    (claims / "c.yaml").symlink_to(root / "outside" / "c.yaml")
+    error = _prepare_in_time(helper, [ClaimRef("default", "c", "uid-c")])["uid-c"].error
+    assert error.startswith("retrieve claim default/c: ")
+    assert "leads outside" in error and error.endswith("refusing to read it")
+    assert not (root / "cdi").exists()
+    # Links that stay inside the directory are still read.
+    (root / "cluster" / "kept.yaml").write_text(json.dumps({**planted, "metadata": {
+        **planted["metadata"], "name": "kept", "uid": "uid-kept"}}))  # fmt: skip
+    (claims / "kept.yaml").symlink_to(root / "cluster" / "kept.yaml")
+    assert cluster.get("ResourceClaim", "kept", "default")["metadata"]["uid"] == "uid-kept"

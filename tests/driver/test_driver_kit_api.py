@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import inspect
 import threading
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ def start(short_tmp: Path, driver: dra.Driver, pools: Any, **settings: Any) -> d
         pools,
         node_name="node-1",
         registry_dir=short_tmp / "reg",
-        plugins_dir=short_tmp / "plugins",
+        plugin_dir=short_tmp / "plugins",
         cdi_dir=short_tmp / "cdi",
         resync_interval=0.05,
         **settings,
@@ -68,6 +69,35 @@ def test_the_package_exports_the_whole_api():
     for name in ("ClusterDirectory", "KubernetesStore", "DetachedStore", "open_store"):
         assert name in dra.__all__
     assert all(getattr(dra, name) is not None for name in dra.__all__)
+
+
+def test_the_plugin_directory_has_the_command_lines_name():
+    """``dra.start(plugin_dir=...)`` is ``--plugin-dir``; ``plugins_dir=`` still works, warned."""
+    options = {action.dest for action in dra.parser()._actions}
+    assert {"registry_dir", "plugin_dir", "cdi_dir"} <= options
+    for function in (dra.start, dra.plugin_paths):
+        assert "plugin_dir" in inspect.signature(function).parameters
+    with pytest.warns(DeprecationWarning, match=r"plugins_dir= is deprecated: use plugin_dir="):
+        old = dra.plugin_paths(NAME, REGISTRY, plugins_dir=Path("/srv/plugins"))
+    assert old == dra.plugin_paths(NAME, REGISTRY, plugin_dir=Path("/srv/plugins"))
+    assert old.data_dir == Path("/srv/plugins") / NAME
+    with pytest.raises(TypeError, match="plugin_dir and its deprecated name plugins_dir"):
+        dra.plugin_paths(NAME, REGISTRY, plugin_dir=Path("/a"), plugins_dir=Path("/b"))
+
+
+def test_start_takes_the_deprecated_plugins_dir_too(short_tmp, cluster):
+    with (
+        pytest.warns(DeprecationWarning, match="use plugin_dir="),
+        dra.start(
+            Counters(),
+            None,
+            node_name="node-1",
+            store=cluster,
+            registry_dir=short_tmp / "reg",
+            plugins_dir=short_tmp / "old",
+        ) as handle,
+    ):
+        assert handle.paths.dra_socket == short_tmp / "old" / NAME / "dra.sock"
 
 
 def test_republishing_adds_and_removes_devices(short_tmp, cluster):
@@ -212,7 +242,7 @@ def test_run_raises_when_the_error_hook_stopped_it(short_tmp):
             node_name="node-1",
             store=dra.ClusterDirectory(short_tmp / "cluster"),
             registry_dir=short_tmp / "reg",
-            plugins_dir=short_tmp / "plugins",
+            plugin_dir=short_tmp / "plugins",
             on_error=fail,
         )
 
@@ -348,7 +378,7 @@ def test_a_long_driver_name_with_rolling_updates_serves_on_hashed_sockets(
         node_name="node-1",
         store=dra.DetachedStore(),
         registry_dir=registry,
-        plugins_dir=plugins,
+        plugin_dir=plugins,
         rolling_update_uid=UID,
     ) as handle:
         paths = handle.paths

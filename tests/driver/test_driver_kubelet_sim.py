@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import socket as sockets
+import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from conftest import build_claim, build_pod, wait_for
+from conftest import (
+    DriverDirs,
+    build_claim,
+    build_pod,
+    kubedra_command,
+    subprocess_env,
+    wait_for,
+)
 from kubedra.driver.driver_api import DRADriver
 from kubedra.driver.helper import PluginHelper
 from kubedra.driver.kubelet_sim import KubeletSim
@@ -139,6 +147,72 @@ def test_restarted_plugins_are_registered_again_and_stale_sockets_waited_for(sho
         sim.close()
 
 
+def run_once(dirs: DriverDirs, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``kubedra kubelet-sim --once`` against the driver directories (a new process each time,
+    as a user runs it round after round)."""
+    return subprocess.run(
+        kubedra_command(
+            "kubelet-sim",
+            "--node-name=node-1",
+            f"--registry-dir={dirs.registry}",
+            f"--cdi-dir={dirs.cdi}",
+            f"--cluster-dir={dirs.cluster}",
+            "--once",
+            "--wait-timeout=20",
+            *extra,
+        ),
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_once_unprepares_claims_of_pods_that_ended_since_the_last_run(drivers, driver_dirs):
+    cluster = ClusterDirectory(driver_dirs.cluster)
+    cluster.register_node("node-1")
+    drivers.start()
+    pod = build_pod("p", "pod-uid", ["c1"])
+    cluster.put(pod)
+    cluster.put(reserved(build_claim("c1", "uid-1", [("gpu", "gpu-0")]), pod))
+    first = run_once(driver_dirs)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["prepared"] == {
+        "uid-1": {"claim": "default/c1", "cdiDeviceIDs": ["k8s.gpu.example.com/gpu=uid-1-gpu-0"]}
+    }
+    assert [p.name for p in driver_dirs.cdi.iterdir()] == ["k8s.gpu.example.com-gpu_uid-1.json"]
+    pod["status"]["phase"] = "Succeeded"  # the pod ends between two runs
+    cluster.put(pod)
+    second = run_once(driver_dirs)
+    assert second.returncode == 0, second.stderr
+    report = json.loads(second.stdout)
+    assert report["prepared"] == {} and report["failures"] == []
+    assert report["latencyMs"]["unprepare"]["count"] == 1
+    assert list(driver_dirs.cdi.iterdir()) == []
+    # remembered, as the kubelet's dra_manager_state: where the first run left it
+    state = driver_dirs.registry / ".kubelet-sim-node-1.json"
+    assert json.loads(state.read_text()) == {
+        "version": "kubedra.kubelet-sim/v1",
+        "node": "node-1",
+        "claims": {},
+    }
+
+
+def test_an_unusable_state_file_is_named_not_a_traceback(driver_dirs):
+    state = driver_dirs.root / "state.json"
+    state.write_text("{not json")
+    done = run_once(driver_dirs, f"--state-file={state}", "--wait-timeout=0")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: the kubelet-sim state {state} is not usable (")
+    assert "Traceback" not in done.stderr
+    hostile = run_once(
+        driver_dirs, "--node-name=../../etc", "--no-register-node", "--wait-timeout=0"
+    )
+    assert hostile.returncode == 2
+    assert "invalid node name '../../etc'" in hostile.stderr
+
+
 @pytest.mark.parametrize("gate", [True, False])
 def test_skip_node_operations_skip_the_grpc_calls_with_the_gate(drivers, driver_dirs, gate):
     """KEP-5945 (k8s.io/api resource/v1 ``SkipNodeOperations``, kubernetes/kubernetes#139933):
@@ -174,5 +248,80 @@ def test_skip_node_operations_skip_the_grpc_calls_with_the_gate(drivers, driver_
         assert sim.prepared == {}
         calls = sim.report()["latencyMs"]
         assert calls["prepare"]["count"] == calls["unprepare"]["count"] == (0 if gate else 1)
+    finally:
+        sim.close()
+
+
+def test_a_skipped_unprepare_is_remembered_across_a_restart(drivers, driver_dirs):
+    """The state file keeps which drivers skip NodeUnprepareResources (KEP-5945), as the
+    kubelet's claim cache does: a kubelet-sim started afresh after the pod ended skips the
+    call the first one would have skipped, and the driver's CDI spec stays (it is never told)."""
+    cluster = ClusterDirectory(driver_dirs.cluster)
+    cluster.register_node("node-1")
+    drivers.start()
+    pod = build_pod("p", "pod-uid", ["c1"])
+    cluster.put(pod)
+    claim = reserved(build_claim("c1", "uid-1", [("gpu", "gpu-0")]), pod)
+    claim["status"]["allocation"]["devices"]["results"][0]["skipNodeOperations"] = [
+        "NodeUnprepareResources"
+    ]
+    cluster.put(claim)
+    state = driver_dirs.root / "state.json"
+
+    def kubelet() -> KubeletSim:
+        return KubeletSim(
+            "node-1",
+            driver_dirs.registry,
+            cluster,
+            driver_dirs.cdi,
+            state_file=state,
+            optional_node_operations=True,
+        )
+
+    first = kubelet()
+    try:
+        first.step()
+        assert first.report()["latencyMs"]["prepare"]["count"] == 1
+    finally:
+        first.close()
+    recorded = json.loads(state.read_text())["claims"]["uid-1"]
+    assert recorded["skipUnprepare"] == ["gpu.example.com"]
+    pod["status"]["phase"] = "Succeeded"  # the pod ends while no kubelet-sim runs
+    cluster.put(pod)
+    second = kubelet()
+    try:
+        second.step()
+        assert second.prepared == {}
+        assert second.report()["latencyMs"]["unprepare"]["count"] == 0
+    finally:
+        second.close()
+    assert [p.name for p in driver_dirs.cdi.iterdir()] == ["k8s.gpu.example.com-gpu_uid-1.json"]
+    assert json.loads(state.read_text())["claims"] == {}
+
+
+def test_a_claim_name_that_leaves_the_directory_is_reported_not_raised(drivers, driver_dirs):
+    """``kubelet-sim --once`` exited 1 with a StoreError traceback when a pod's
+    resourceClaimStatuses named ``../../x``: that pod's claim is reported as unusable and
+    the other pods go on."""
+    cluster = ClusterDirectory(driver_dirs.cluster)
+    cluster.register_node("node-1")
+    drivers.start()
+    bad = build_pod("bad", "pod-bad", [])
+    bad["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+    bad["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": "../../x"}]
+    cluster.put(bad)
+    good = build_pod("good", "pod-good", ["c1"])
+    cluster.put(good)
+    cluster.put(reserved(build_claim("c1", "uid-1", [("gpu", "gpu-0")]), good))
+    sim = KubeletSim("node-1", driver_dirs.registry, cluster, driver_dirs.cdi)
+    try:
+        sim.step()
+        assert set(sim.prepared) == {"uid-1"}
+        [failure] = sim.report()["failures"]
+        assert failure["claim"] == "default/../../x"
+        assert failure["error"].startswith(
+            "pod default/bad: unusable claim: ResourceClaim cannot be stored: metadata.name: "
+            'Invalid value: "../../x"'
+        )
     finally:
         sim.close()

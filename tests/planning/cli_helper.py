@@ -6,7 +6,8 @@ import typer
 from click.testing import Result
 from typer.testing import CliRunner
 
-from kubedra.cli import commands
+from kubedra.cli.commands import COMMANDS
+from kubedra.cli.lazy import register_all
 
 
 def invoke(*args: str) -> Result:
@@ -16,6 +17,5 @@ def invoke(*args: str) -> Result:
     def _root() -> None:
         """kubedra"""
 
-    for register in commands.REGISTRARS:
-        register(app)
+    register_all(app, COMMANDS)
     return CliRunner().invoke(app, list(args))

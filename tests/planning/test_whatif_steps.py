@@ -13,7 +13,8 @@ from cli_helper import invoke
 
 from kubedra.cluster.timeline import TimelineError
 from kubedra.planning import simulate
-from kubedra.planning.scenarios import DRIVER, mixed_sizes, pod
+from kubedra.planning.scenarios import DRIVER, gpu_slice, mixed_sizes, pod
+from kubedra.planning.scenarios import node as scenario_node
 from kubedra.planning.whatif import parse_steps, what_if
 
 G80 = f'device.attributes["{DRIVER}"].model == "g80"'
@@ -302,3 +303,31 @@ def test_bad_cel_in_a_step_is_exit_1_in_every_command(command: list[str], tmp_pa
     assert expected in result.output
     assert "undefined field 'nope'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_add_nodes_count_is_bounded_as_plan_nodes_max_nodes(tmp_path: Path) -> None:
+    """A count of 10**9 never ended: at most --max-nodes (100 unless raised) per step, the
+    step and field named."""
+    steps = [{"add-nodes": {"template": "node.yaml", "count": 10**9}}]
+    with pytest.raises(
+        TimelineError,
+        match=re.escape(
+            "s.yaml: step 1.add-nodes.count: 1000000000 nodes, more than the 100 a step may "
+            "add (raise the bound with --max-nodes)"
+        ),
+    ):
+        parse_steps(steps, "s.yaml", tmp_path)
+    with pytest.raises(TimelineError, match=re.escape("count: 101 nodes, more than the 100")):
+        parse_steps([{"add-nodes": {"template": "n.yaml", "count": 101}}], "s.yaml", tmp_path)
+    cluster, _ = write_inputs(tmp_path)
+    (tmp_path / "n.yaml").write_text(
+        yaml.safe_dump_all([scenario_node("extra"), gpu_slice("extra", [80])])
+    )
+    many = tmp_path / "many.yaml"
+    many.write_text(yaml.safe_dump([{"add-nodes": {"template": "n.yaml", "count": 150}}]))
+    refused = invoke("simulate", str(cluster), "--what-if", str(many))
+    assert refused.exit_code == 1
+    assert "many.yaml: step 1.add-nodes.count: 150 nodes, more than the 100" in refused.output
+    raised = invoke("plan", "what-if", str(many), str(cluster), "--max-nodes", "150")
+    assert raised.exit_code == 0, raised.output
+    assert "add 150 node(s) from n.yaml" in raised.output

@@ -31,7 +31,10 @@ def error_of(data: Any) -> str:
         ([{"objects": [POD]}], "trace.yaml: entry 1.at: required"),
         ([{"at": -5, "objects": [POD]}], "trace.yaml: entry 1.at: must not be negative"),
         ([{"at": ".inf", "objects": [POD]}], "entry 1.at: not a duration"),
-        ([{"at": float("inf"), "objects": [POD]}], "entry 1.at: longer than the longest duration"),
+        (
+            [{"at": float("inf"), "objects": [POD]}],
+            "entry 1.at: inf is longer than a duration may be",
+        ),
         (
             [{"at": 0, "objects": [POD]}, {"at": "1h", "duration": "soon", "objects": [POD]}],
             "trace.yaml: entry 2.duration: not a duration (like 30, 90s, 5m, 1h, 1d): 'soon'",
@@ -184,3 +187,34 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(TraceError, match="not a regular file"):
         load_trace(fifo)
+
+
+def test_the_pods_a_trace_makes_are_bounded_before_any_is_made() -> None:
+    """A Deployment asking for two billion replicas made the replay create pods until it was
+    killed; copies times the pods of each entry's objects count against one bound (the
+    ``--max-pods`` of the other commands, kubedra.api.limits), before anything is created."""
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": 2_000_000_000,
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {
+                "metadata": {"labels": {"a": "b"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    with pytest.raises(
+        TraceError,
+        match=re.escape(
+            "trace.yaml: entry 1: makes 2000000000 pods: more than the 100000 one replay makes "
+            "(raise the bound with --max-pods)"
+        ),
+    ):
+        parse_trace([{"at": 0, "objects": [deployment]}], "trace.yaml")
+    entries = [{"at": 0, "count": 3, "objects": [POD]}, {"at": 1, "count": 2, "objects": [POD]}]
+    assert len(parse_trace(entries, "trace.yaml", max_pods=5).entries) == 2
+    with pytest.raises(TraceError, match=re.escape("entry 2: makes 2 pods (3 before it)")):
+        parse_trace(entries, "trace.yaml", max_pods=4)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
+import urllib.error
 import urllib.request
 from typing import Any
 
 import pytest
 
+import kubedra.web.app as app_module
 from kubedra.web import WebServer
 from kubedra.web.app import MAX_BODY_BYTES
 
@@ -97,6 +100,59 @@ def test_selector_preview_matches_and_errors(client: Any) -> None:
     assert len(body["errors"]) == 3  # no such attribute: a runtime error per device
 
 
+def nested_all(items: int, levels: int = 5) -> str:
+    """``levels`` nested all() over ``items`` literals: ``items**levels`` steps per device."""
+    values = "[" + ", ".join(str(i) for i in range(items)) + "]"
+    return "".join(f"{values}.all(x{i}, " for i in range(levels)) + "true" + ")" * levels
+
+
+def test_selector_preview_checks_the_estimate_first(client: Any) -> None:
+    """Estimated at 1,063,187 (> 1,000,000): validation refuses it in a claim, so the
+    preview refuses it too, without running it on any device."""
+    status, body = client.post("/api/selector", {"expression": nested_all(12)})
+    assert status == 200 and not body["ok"]
+    assert body["error"] == "Forbidden: too complex, exceeds cost limit"
+    assert body["matches"] == [] and body["errors"] == {}
+
+
+def test_selector_preview_spends_one_cost_budget_per_request(client: Any) -> None:
+    """Estimated at 708,620, 547,570 per device: the first two devices spend the budget of
+    one evaluation, the third is not tried (the budget was a full one per device)."""
+    status, body = client.post("/api/selector", {"expression": nested_all(11)})
+    assert status == 200 and body["ok"]
+    assert body["matches"] == ["gpu.example.com/worker-1/gpu-a", "gpu.example.com/worker-2/gpu-b"]
+    assert list(body["errors"]) == ["gpu.example.com/worker-3/gpu-c"]
+    assert body["errors"]["gpu.example.com/worker-3/gpu-c"].startswith(
+        "not tried: the devices before it spent this preview's cost budget (1000000)"
+    )
+
+
+def test_selector_preview_runs_outside_the_cluster_lock(
+    client: Any, server: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's other endpoints wait on the lock: the preview only copies the device
+    list under it."""
+    held: list[bool] = []
+    preview = app_module.preview_selector
+
+    def watching(devices: Any, expression: str) -> dict[str, Any]:
+        def try_lock() -> None:  # from another thread: the lock may be reentrant
+            free = server.cluster.lock.acquire(blocking=False)
+            if free:
+                server.cluster.lock.release()
+            held.append(not free)
+
+        other = threading.Thread(target=try_lock)
+        other.start()
+        other.join()
+        return preview(devices, expression)
+
+    monkeypatch.setattr(app_module, "preview_selector", watching)
+    status, body = client.post("/api/selector", {"expression": MEM})
+    assert status == 200 and len(body["matches"]) == 2
+    assert held == [False]
+
+
 def test_selector_rejects_bad_bodies(client: Any) -> None:
     status, body = client.post("/api/selector", {"expr": MEM})
     assert status == 422 and body["errors"][0]["field"] == "expression"
@@ -149,6 +205,22 @@ def test_apply_creates_and_schedules(client: Any) -> None:
     status, body = client.post("/api/apply", {"manifest": CLAIM})
     assert status == 409 and "already exists" in body["error"]
     assert body["created"] == []
+    # every conflict is reported, as kubectl create -f does, not only the first
+    assert [(e["object"], e["message"]) for e in body["errors"]] == [
+        ("ResourceClaim/extra", 'resourceclaims.resource.k8s.io "extra" already exists'),
+        ("Pod/extra", 'pods "extra" already exists'),
+    ]
+
+
+def test_apply_creates_what_it_can_and_names_what_it_cannot(client: Any) -> None:
+    pod_only = CLAIM.split("---")[1]
+    assert client.post("/api/apply", {"manifest": pod_only})[0] == 200
+    status, body = client.post("/api/apply", {"manifest": CLAIM})
+    assert status == 409 and not body["ok"]
+    assert body["created"] == ["ResourceClaim/extra"]
+    assert [(e["object"], e["message"]) for e in body["errors"]] == [
+        ("Pod/extra", 'pods "extra" already exists')
+    ]
 
 
 def test_state_has_each_pools_status_at_the_live_state(client: Any) -> None:
@@ -198,13 +270,19 @@ status:
 
 def test_apply_of_a_done_pod_with_a_template_returns(client: Any) -> None:
     """Issue 23 item 1: the page's apply of a finished pod whose claim comes from a template
-    never returned; the pod gets no claim and the page keeps answering."""
+    never returned. Like ``kubectl create -f``, the apply starts the pod Pending whatever
+    status it carries (upstream's PrepareForCreate), so it gets a claim of its own and runs;
+    the page keeps answering."""
     status, body = client.post("/api/apply", {"manifest": DONE_POD})
     assert status == 200, body
     assert body["created"] == ["ResourceClaimTemplate/one-gpu", "Pod/done"]
     status, state = client.get("/api/state")
     assert status == 200
-    assert [c["name"] for c in state["claims"]] == ["training-gpu"]
+    names = [c["name"] for c in state["claims"]]
+    assert names[0] == "training-gpu" and len(names) == 2
+    assert names[1].startswith("done-gpu-")
+    [done] = [p for p in state["pods"] if p["name"] == "done"]
+    assert done["phase"] == "Running", done
 
 
 def test_apply_refuses_invalid_objects_without_creating(client: Any) -> None:
@@ -241,6 +319,7 @@ def test_page_static_openapi_and_unknown_paths(client: Any, server: WebServer) -
         "/api/validate",
         "/api/apply",
         "/api/selector",
+        "/api/changes",
         "/api/events",
     }
     assert client.get("/api/nothing") == (404, {"error": "Not Found"})
@@ -272,6 +351,14 @@ def test_body_size_limit_on_streamed_body(server: WebServer) -> None:
     assert answer.startswith(b"HTTP/1.1 413")
 
 
+def test_changes_gives_the_resource_version_at_once(client: Any) -> None:
+    status, before = client.get("/api/changes")
+    assert status == 200 and isinstance(before["resourceVersion"], int)
+    assert client.post("/api/apply", {"manifest": CLAIM})[0] == 200
+    _, after = client.get("/api/changes")
+    assert after["resourceVersion"] > before["resourceVersion"]
+
+
 def test_events_stream_announces_changes(server: WebServer, client: Any) -> None:
     with urllib.request.urlopen(server.url + "/api/events", timeout=10) as stream:
         assert stream.headers["Content-Type"].startswith("text/event-stream")
@@ -288,3 +375,23 @@ def test_kubernetes_api_is_served_under_k8s(client: Any) -> None:
     assert status == 200 and body["spec"]["nodeName"] == "worker-2"
     status, body = client.get("/k8s/api/v1/namespaces/default/pods/nope")
     assert status == 404 and body["kind"] == "Status"
+
+
+def test_the_pages_kubernetes_api_has_serve_apis_request_checks(client: Any) -> None:
+    """/k8s is the same router: a PATCH naming another pod is refused there too."""
+    patch = {"metadata": {"name": "other", "labels": {"x": "y"}}}
+    request = urllib.request.Request(
+        client.base + "/k8s/api/v1/namespaces/default/pods/training",
+        data=json.dumps(patch).encode(),
+        method="PATCH",
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    body = json.loads(refused.value.read())
+    assert (refused.value.code, body["message"]) == (
+        400,
+        "the name of the object (other) does not match the name on the URL (training)",
+    )
+    status, events = client.post("/k8s/api/v1/namespaces/default/events", {"kind": "Event"})
+    assert status == 405 and events["reason"] == "MethodNotAllowed"

@@ -38,6 +38,8 @@ def test_serve_prints_address_and_serves_page_and_kubernetes_api(tmp_path: Path)
             "0",
             "--kubeconfig-out",
             str(kubeconfig),
+            "--start-time",
+            "2030-05-01T12:00:00Z",
         ],
         stderr=subprocess.PIPE,
         text=True,
@@ -55,8 +57,9 @@ def test_serve_prints_address_and_serves_page_and_kubernetes_api(tmp_path: Path)
         with urllib.request.urlopen(url + "/", timeout=10) as resp:
             assert b"kubedra" in resp.read()
         with urllib.request.urlopen(url + "/k8s/api/v1/nodes", timeout=10) as resp:
-            names = [n["metadata"]["name"] for n in json.load(resp)["items"]]
-        assert names == ["worker-1", "worker-2", "worker-3"]
+            nodes = json.load(resp)["items"]
+        assert [n["metadata"]["name"] for n in nodes] == ["worker-1", "worker-2", "worker-3"]
+        assert {n["metadata"]["creationTimestamp"] for n in nodes} == {"2030-05-01T12:00:00Z"}
         assert f"server: {url}/k8s" in kubeconfig.read_text()
     finally:
         proc.terminate()
@@ -78,6 +81,9 @@ def test_unknown_example_and_bad_manifest() -> None:
     result = runner().invoke(app, ["serve", "--example", "nope"])
     assert result.exit_code == 2
     assert "no example named 'nope' (known: gpu-demo)" in result.output
+    result = runner().invoke(app, ["serve", "--example", "gpu-demo", "--start-time", "noon"])
+    assert result.exit_code == 2
+    assert 'invalid argument "noon" for "--start-time" flag' in result.output
     result = runner().invoke(app, ["serve", "/nonexistent/dir"])
     assert result.exit_code == 2
     assert "error:" in result.output and "/nonexistent/dir" in result.output

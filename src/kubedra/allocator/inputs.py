@@ -173,6 +173,22 @@ def problem(value: Any, schema: Schema, path: str = "") -> str | None:
     ``None`` (JSON null) is accepted for fields, which the allocator treats as unset, but
     not as a list entry.
     """
+    found = _problem(value, schema)
+    if found is None:
+        return None
+    segments, reason = found
+    where = "".join(reversed(segments))
+    if not path and where.startswith("."):
+        where = where[1:]
+    return f"{path}{where}: {reason}"
+
+
+def _problem(value: Any, schema: Schema) -> tuple[list[str], str] | None:
+    """``problem`` without the path: the path's segments (innermost first) and the reason.
+
+    The path is only spelled out when something is wrong: building it for every field and
+    map key of every slice was most of the time spent checking well-typed input.
+    """
     if value is None or schema is ANYTHING:
         return None
     if schema is QUANTITY:
@@ -180,38 +196,43 @@ def problem(value: Any, schema: Schema, path: str = "") -> str | None:
             isinstance(value, (int, float)) and not isinstance(value, bool)
         ):
             return None
-        return f"{path}: must be a quantity (string), got {_type_name(value)}"
+        return [], f"must be a quantity (string), got {_type_name(value)}"
     if isinstance(schema, type):
         ok = isinstance(value, schema) and not (schema is int and isinstance(value, bool))
         if schema is int and isinstance(value, float) and value.is_integer():
             ok = True
         if ok:
             return None
-        return f"{path}: must be {_NAMES[schema]}, got {_type_name(value)}"
+        return [], f"must be {_NAMES[schema]}, got {_type_name(value)}"
     if isinstance(schema, list):
         if not isinstance(value, list):
-            return f"{path}: must be a list, got {_type_name(value)}"
+            return [], f"must be a list, got {_type_name(value)}"
+        item_schema = schema[0]
         for i, item in enumerate(value):
-            if item is None and schema[0] is not ANYTHING:
-                return f"{path}[{i}]: must not be null"
-            found = problem(item, schema[0], f"{path}[{i}]")
+            if item is None and item_schema is not ANYTHING:
+                return [f"[{i}]"], "must not be null"
+            found = _problem(item, item_schema)
             if found:
+                found[0].append(f"[{i}]")
                 return found
         return None
-    if not isinstance(value, Mapping):
-        return f"{path}: must be an object, got {_type_name(value)}"
+    # (type() first: wire objects are plain dicts, and the Mapping ABC check is slow.)
+    if type(value) is not dict and not isinstance(value, Mapping):
+        return [], f"must be an object, got {_type_name(value)}"
     if isinstance(schema, _Map):
         for key, item in value.items():
             if not isinstance(key, str):
-                return f"{path}: keys must be strings, got {_type_name(key)}"
-            found = problem(item, schema.item, f"{path}[{quote(key)}]")
+                return [], f"keys must be strings, got {_type_name(key)}"
+            found = _problem(item, schema.item)
             if found:
+                found[0].append(f"[{quote(key)}]")
                 return found
         return None
     for key, sub in schema.items():
         if key in value:
-            found = problem(value[key], sub, f"{path}.{key}" if path else key)
+            found = _problem(value[key], sub)
             if found:
+                found[0].append(f".{key}")
                 return found
     return None
 

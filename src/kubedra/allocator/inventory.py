@@ -96,6 +96,7 @@ class DeviceInfo:
         "compat_groups",
         "consumes",
         "counter_use",
+        "counters_unique",
         "declares_groups",
         "derived_cache",
         "driver",
@@ -160,6 +161,9 @@ class DeviceInfo:
             for set_name, counters in consumes
             for cname, amount in counters
         )
+        # No counter twice (the usual case): the search can check the counters before it
+        # adds them (see Search._take_counters).
+        self.counters_unique = len({k for k, _ in self.counter_use}) == len(self.counter_use)
         self.taints: list[Mapping[str, Any]] = list(raw.get("taints") or [])
         self.binding_conditions = raw.get("bindingConditions")
         self.binding_failure_conditions = raw.get("bindingFailureConditions")

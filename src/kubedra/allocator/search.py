@@ -808,6 +808,18 @@ class Search:
         consumed = self.consumed_counters.get(pool.key)
         if consumed is None:
             consumed = self.consumed_counters[pool.key] = {}
+        if device.counters_unique:
+            # Each counter once: check before adding, so that the usual outcome (a counter
+            # exhausted) returns at the first short counter without adding and taking back.
+            if negative:
+                return False
+            for k, amount in device.counter_use:
+                limit = available.get(k)
+                if limit is not None and limit < consumed.get(k, 0) + amount:
+                    return False
+            for k, amount in device.counter_use:
+                consumed[k] = consumed.get(k, 0) + amount
+            return True
         ok = not negative
         for k, amount in device.counter_use:
             total = consumed.get(k, 0) + amount

@@ -93,7 +93,7 @@ class SelectorChain:
                 # Selectors see list-type attributes whatever the gates; only the
                 # conservative implementation leaves allowMultipleAllocations out.
                 cel = CelDevice.from_v1(
-                    dict(device.raw),
+                    device.raw,
                     device.driver,
                     list_type_attributes=True,
                     consumable_capacity=not self.features.conservative,

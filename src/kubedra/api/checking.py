@@ -111,8 +111,7 @@ def _workload_verdict(obj: UnmodeledObject) -> Verdict | LoadError:
         message = f"internal error while validating: {type(error).__name__}: {error}"
         return LoadError(obj.source, obj.document, message, obj.item)
     if check.decode_error is not None:
-        message = f"{object_name(content)}: {check.decode_error}"
-        return LoadError(obj.source, obj.document, message, obj.item)
+        return LoadError(obj.source, obj.document, check.decode_error, obj.item)
     loaded = LoadedObject(obj.source, obj.document, obj.item, obj.api_version, obj.kind, content)
     return Verdict(loaded, content, check.errors)
 

@@ -20,7 +20,6 @@ drops, so it is not applied.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -40,12 +39,27 @@ def apply_defaults(obj: dict[str, Any], *, now: datetime | None = None) -> dict[
         defaulter = _DEFAULTERS.get((api_version, kind))
     if defaulter is None:
         return dict(obj)
-    return defaulter(obj, _timestamp(now))
+    return defaulter(obj, now)
 
 
 def _timestamp(now: datetime | None) -> str:
+    """``now`` (default: the current time) as a taint's ``timeAdded``: computed only where a
+    taint needs one, since formatting it for every object cost more than the defaulting."""
     moment = (now or datetime.now(UTC)).astimezone(UTC)
     return moment.replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of a wire dict (dicts, lists and immutable scalars).
+
+    copy.deepcopy's memo and per-type dispatch made it the larger part of creating a pod or a
+    claim; wire objects are trees of JSON values, which this copies in a fraction of the time.
+    """
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
@@ -90,8 +104,8 @@ def _default_claim_spec(spec: dict[str, Any] | None) -> None:
             _default_exact(subrequest)
 
 
-def _resource_claim(obj: dict[str, Any], _now: str) -> dict[str, Any]:
-    out = copy.deepcopy(obj)
+def _resource_claim(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
+    out = _copy(obj)
     _default_claim_spec(_child(out, "spec"))
     status = _child(out, "status")
     allocation = _child(status, "allocation") if status is not None else None
@@ -102,21 +116,24 @@ def _resource_claim(obj: dict[str, Any], _now: str) -> dict[str, Any]:
     return out
 
 
-def _resource_claim_template(obj: dict[str, Any], _now: str) -> dict[str, Any]:
-    out = copy.deepcopy(obj)
+def _resource_claim_template(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
+    out = _copy(obj)
     template = _child(out, "spec")
     if template is not None:
         _default_claim_spec(_child(template, "spec"))
     return out
 
 
-def _resource_slice(obj: dict[str, Any], now: str) -> dict[str, Any]:
+def _resource_slice(obj: dict[str, Any], now: datetime | None) -> dict[str, Any]:
     """Copies only the devices whose taints change: slices can be large and many."""
     spec = _child(obj, "spec")
     devices = spec.get("devices") if spec is not None else None
     if spec is None or not isinstance(devices, list):
         return dict(obj)
-    new_devices = [_device_with_taint_times(device, now) for device in devices]
+    if not any(isinstance(device, dict) and device.get("taints") for device in devices):
+        return dict(obj)
+    stamp = _timestamp(now)
+    new_devices = [_device_with_taint_times(device, stamp) for device in devices]
     if all(new is old for new, old in zip(new_devices, devices, strict=True)):
         return dict(obj)
     return obj | {"spec": spec | {"devices": new_devices}}
@@ -138,18 +155,18 @@ def _device_with_taint_times(device: Any, now: str) -> Any:
     return device | {"taints": stamped}
 
 
-def _device_taint_rule(obj: dict[str, Any], now: str) -> dict[str, Any]:
-    out = copy.deepcopy(obj)
+def _device_taint_rule(obj: dict[str, Any], now: datetime | None) -> dict[str, Any]:
+    out = _copy(obj)
     spec = _child(out, "spec")
     taint = _child(spec, "taint") if spec is not None else None
     if taint is not None and not taint.get("timeAdded"):
-        taint["timeAdded"] = now
+        taint["timeAdded"] = _timestamp(now)
     return out
 
 
-def _pool_status_request(obj: dict[str, Any], now: str) -> dict[str, Any]:
+def _pool_status_request(obj: dict[str, Any], now: datetime | None) -> dict[str, Any]:
     """``spec.limit`` defaults to 100 (``+default=100``, v1alpha3)."""
-    out = copy.deepcopy(obj)
+    out = _copy(obj)
     spec = _child(out, "spec")
     if spec is not None and spec.get("limit") is None:
         spec["limit"] = 100
@@ -182,8 +199,8 @@ def _requests_from_limits(resources: dict[str, Any] | None) -> None:
         requests.setdefault(name, quantity)
 
 
-def _pod(obj: dict[str, Any], _now: str) -> dict[str, Any]:
-    out = copy.deepcopy(obj)
+def _pod(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
+    out = _copy(obj)
     spec = _child(out, "spec")
     if spec is None:
         return out
@@ -196,8 +213,8 @@ def _pod(obj: dict[str, Any], _now: str) -> dict[str, Any]:
     return out
 
 
-def _node(obj: dict[str, Any], _now: str) -> dict[str, Any]:
-    out = copy.deepcopy(obj)
+def _node(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
+    out = _copy(obj)
     status = _child(out, "status")
     if status is not None and status.get("allocatable") is None:
         capacity = _child(status, "capacity")
@@ -206,8 +223,8 @@ def _node(obj: dict[str, Any], _now: str) -> dict[str, Any]:
     return out
 
 
-def _namespace(obj: dict[str, Any], _now: str) -> dict[str, Any]:
-    out = copy.deepcopy(obj)
+def _namespace(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
+    out = _copy(obj)
     metadata = _child(out, "metadata")
     name = metadata.get("name") if metadata is not None else None
     if metadata is not None and isinstance(name, str) and name:
@@ -218,22 +235,22 @@ def _namespace(obj: dict[str, Any], _now: str) -> dict[str, Any]:
     return out
 
 
-def _priority_class(obj: dict[str, Any], _now: str) -> dict[str, Any]:
+def _priority_class(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
     out = dict(obj)
     if not out.get("preemptionPolicy"):
         out["preemptionPolicy"] = "PreemptLowerPriority"
     return out
 
 
-def _pod_group(obj: dict[str, Any], _now: str) -> dict[str, Any]:
-    out = copy.deepcopy(obj)
+def _pod_group(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
+    out = _copy(obj)
     spec = _child(out, "spec")
     if spec is not None and spec.get("disruptionMode") is None:
         spec["disruptionMode"] = {"single": {}}
     return out
 
 
-_DEFAULTERS: dict[tuple[str, str], Callable[[dict[str, Any], str], dict[str, Any]]] = {
+_DEFAULTERS: dict[tuple[str, str], Callable[[dict[str, Any], datetime | None], dict[str, Any]]] = {
     ("resource.k8s.io/v1", "ResourceClaim"): _resource_claim,
     ("resource.k8s.io/v1", "ResourceClaimTemplate"): _resource_claim_template,
     ("resource.k8s.io/v1", "ResourceSlice"): _resource_slice,

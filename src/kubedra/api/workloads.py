@@ -16,12 +16,13 @@ import copy
 import json
 import random
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kubedra.api import workload_fields
 from kubedra.api.defaults import apply_defaults
-from kubedra.api.io.decoding import DecodeError, decode
+from kubedra.api.io.decoding import DecodeError, decode, object_name
 from kubedra.api.validation import FieldError, validate_object
 
 TEMPLATE_PATHS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -105,29 +106,43 @@ def template_pod(obj: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class TemplateCheck:
-    """The pod template's verdict: field errors at the workload's paths, or a decoding error."""
+    """The workload's verdict: field errors at its paths, or a decoding error (the whole
+    message, naming the object)."""
 
     errors: list[FieldError]
     decode_error: str | None = None
 
 
 def check_workload(obj: dict[str, Any]) -> TemplateCheck:
-    """Validate the pod template as the apiserver validates ``spec.template.spec``."""
+    """Validate the fields kubedra reads (replica counts...) and the pod template as the
+    apiserver validates ``spec.template.spec``."""
     path = template_path(obj)
     assert path is not None, "not a workload"
+    fields = check_fields(obj)
+    if fields.decode_error is not None:
+        return fields
     prefix = ".".join(path)
     try:
         pod = decode(template_pod(obj))
     except DecodeError as error:
         detail = str(error).split(" cannot be decoded: ", 1)[-1]
-        return TemplateCheck([], f"pod template ({prefix}) cannot be decoded: {detail}")
+        message = f"{object_name(obj)}: pod template ({prefix}) cannot be decoded: {detail}"
+        return TemplateCheck([], message)
     errors = validate_object(apply_defaults(pod))
     moved = [
         FieldError(error.type, f"{prefix}.{error.field}", error.bad_value, error.detail)
         for error in errors
         if error.field == "spec" or error.field.startswith(("spec.", "spec["))
     ]
-    return TemplateCheck(moved)
+    return TemplateCheck(fields.errors + moved)
+
+
+def check_fields(obj: dict[str, Any]) -> TemplateCheck:
+    """Only the workload fields that expanding it into pods reads (not its template)."""
+    problem = workload_fields.decode_error(obj)
+    if problem is not None:
+        return TemplateCheck([], problem)
+    return TemplateCheck(workload_fields.validate_fields(obj))
 
 
 # --- expanding workloads into pods ---------------------------------------------------------
@@ -181,6 +196,10 @@ def _owner_reference(api_version: str, kind: str, name: str, uid: str) -> dict[s
 
 
 def _replicas(value: Any, default: int = 1) -> int:
+    """A count as decoded (YAML's ``2.0`` is 2); anything else (absent, invalid) is the
+    default, invalid values being refused by ``check_fields`` first."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     return (
         value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
     )
@@ -209,18 +228,32 @@ def _pod_from_template(
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
 
 
+GENERATE_NAME_ATTEMPTS = 8
+"""How often a generated name is drawn before giving up on a collision: the apiserver draws
+``generateName``'s suffix again up to 7 times when the name is taken (RetryGenerateName)."""
+
+Taken = set[tuple[str | None, str]]
+"""Pod names in use, by (namespace, name)."""
+
+NameFn = Callable[[str], str]
+"""``prefix -> prefix + 5 random characters``, a name not yet taken."""
+
+
 def expand_pods(
     obj: dict[str, Any],
     *,
     nodes: Iterable[dict[str, Any]] = (),
     rng: random.Random | None = None,
+    taken: Taken | None = None,
 ) -> list[dict[str, Any]]:
     """The pods the object's controller would create, as v1 wire dicts.
 
     A Pod is returned as itself. A DaemonSet gets one pod per node in ``nodes`` whose labels
     match its template's ``nodeSelector``. A CronJob makes no pods until its schedule fires, and
     a PodTemplate none at all, so both give ``[]``; kinds that are not workloads give ``[]``
-    too. ``rng`` defaults to one seeded with the object's kind, namespace and name.
+    too. ``rng`` defaults to one seeded with the object's kind, namespace and name. Random
+    name suffixes are drawn again while the name is in ``taken`` (names already in use, which
+    the new pods' names join) or among the new pods, as the apiserver does for generateName.
     """
     if obj.get("apiVersion") == "v1" and obj.get("kind") == "Pod":
         return [obj]
@@ -228,7 +261,50 @@ def expand_pods(
     expander = _EXPANDERS.get(key)  # type: ignore[arg-type]
     if expander is None:
         return []
-    return expander(obj, list(nodes), rng if rng is not None else _rng_for(obj))
+    rng = rng if rng is not None else _rng_for(obj)
+    used: Taken = taken if taken is not None else set()
+    namespace = _parts(obj)[1]
+
+    def generate(prefix: str) -> str:
+        for _ in range(GENERATE_NAME_ATTEMPTS):
+            name = f"{prefix}{random_suffix(rng)}"
+            if (namespace, name) not in used:
+                break
+        used.add((namespace, name))  # a last collision stays: the store refuses it
+        return name
+
+    pods = expander(obj, list(nodes), rng, generate)
+    used.update((namespace, str(pod["metadata"]["name"])) for pod in pods)
+    return pods
+
+
+def pod_count(obj: dict[str, Any], nodes: Iterable[dict[str, Any]] = ()) -> int:
+    """How many pods ``expand_pods`` makes of the object, without making them (for a bound
+    checked first: a ReplicationController may ask for two billion)."""
+    if obj.get("apiVersion") == "v1" and obj.get("kind") == "Pod":
+        return 1
+    kind = obj.get("kind")
+    spec = _child(obj, "spec")
+    if (obj.get("apiVersion"), kind) not in _EXPANDERS or kind in ("CronJob", "PodTemplate"):
+        return 0
+    if kind == "DaemonSet":
+        selector = _child(_child(spec, "template"), "spec").get("nodeSelector")
+        return sum(
+            1
+            for node in nodes
+            if isinstance(_metadata(node).get("name"), str) and _node_matches(node, selector)
+        )
+    if kind == "Job":
+        return _job_pod_count(spec)
+    return _replicas(spec.get("replicas"))
+
+
+def _job_pod_count(spec: dict[str, Any]) -> int:
+    if spec.get("suspend") is True:
+        return 0
+    parallelism = _replicas(spec.get("parallelism"))
+    completions = spec.get("completions")
+    return min(parallelism, _replicas(completions)) if completions is not None else parallelism
 
 
 def _parts(obj: dict[str, Any]) -> tuple[str, str | None, dict[str, Any], dict[str, Any]]:
@@ -240,18 +316,18 @@ def _parts(obj: dict[str, Any]) -> tuple[str, str | None, dict[str, Any], dict[s
 
 
 def _expand_replica_set(
-    obj: dict[str, Any], _nodes: list[dict[str, Any]], rng: random.Random
+    obj: dict[str, Any], _nodes: list[dict[str, Any]], rng: random.Random, names: NameFn
 ) -> list[dict[str, Any]]:
     name, namespace, spec, template = _parts(obj)
     owner = _owner_reference(obj["apiVersion"], obj["kind"], name, _uid(obj, rng))
     return [
-        _pod_from_template(template, f"{name}-{random_suffix(rng)}", namespace, owner)
+        _pod_from_template(template, names(f"{name}-"), namespace, owner)
         for _ in range(_replicas(spec.get("replicas")))
     ]
 
 
 def _expand_deployment(
-    obj: dict[str, Any], _nodes: list[dict[str, Any]], rng: random.Random
+    obj: dict[str, Any], _nodes: list[dict[str, Any]], rng: random.Random, names: NameFn
 ) -> list[dict[str, Any]]:
     name, namespace, spec, template = _parts(obj)
     status = _child(obj, "status")
@@ -261,15 +337,13 @@ def _expand_deployment(
     owner = _owner_reference("apps/v1", "ReplicaSet", replica_set, rs_uid)
     labels = {"pod-template-hash": pod_hash}
     return [
-        _pod_from_template(
-            template, f"{replica_set}-{random_suffix(rng)}", namespace, owner, labels
-        )
+        _pod_from_template(template, names(f"{replica_set}-"), namespace, owner, labels)
         for _ in range(_replicas(spec.get("replicas")))
     ]
 
 
 def _expand_stateful_set(
-    obj: dict[str, Any], _nodes: list[dict[str, Any]], rng: random.Random
+    obj: dict[str, Any], _nodes: list[dict[str, Any]], rng: random.Random, _names: NameFn
 ) -> list[dict[str, Any]]:
     name, namespace, spec, template = _parts(obj)
     owner = _owner_reference("apps/v1", "StatefulSet", name, _uid(obj, rng))
@@ -293,16 +367,14 @@ def _expand_stateful_set(
 
 
 def _expand_job(
-    obj: dict[str, Any], _nodes: list[dict[str, Any]], rng: random.Random
+    obj: dict[str, Any], _nodes: list[dict[str, Any]], rng: random.Random, names: NameFn
 ) -> list[dict[str, Any]]:
     name, namespace, spec, template = _parts(obj)
-    if spec.get("suspend") is True:
+    count = _job_pod_count(spec)
+    if count == 0 and spec.get("suspend") is True:
         return []
     uid = _uid(obj, rng)
     owner = _owner_reference("batch/v1", "Job", name, uid)
-    parallelism = _replicas(spec.get("parallelism"))
-    completions = spec.get("completions")
-    count = min(parallelism, _replicas(completions)) if completions is not None else parallelism
     labels = {
         "batch.kubernetes.io/controller-uid": uid,
         "batch.kubernetes.io/job-name": name,
@@ -315,13 +387,11 @@ def _expand_job(
         if indexed:
             pod_labels = labels | {"batch.kubernetes.io/job-completion-index": str(index)}
             annotations = {"batch.kubernetes.io/job-completion-index": str(index)}
-            pod_name = f"{name}-{index}-{random_suffix(rng)}"
+            pod_name = names(f"{name}-{index}-")
             pod = _pod_from_template(template, pod_name, namespace, owner, pod_labels, annotations)
             pod["spec"]["hostname"] = f"{name}-{index}"
         else:
-            pod = _pod_from_template(
-                template, f"{name}-{random_suffix(rng)}", namespace, owner, labels
-            )
+            pod = _pod_from_template(template, names(f"{name}-"), namespace, owner, labels)
         pods.append(pod)
     return pods
 
@@ -334,7 +404,7 @@ def _node_matches(node: dict[str, Any], selector: Any) -> bool:
 
 
 def _expand_daemon_set(
-    obj: dict[str, Any], nodes: list[dict[str, Any]], rng: random.Random
+    obj: dict[str, Any], nodes: list[dict[str, Any]], rng: random.Random, names: NameFn
 ) -> list[dict[str, Any]]:
     name, namespace, _spec, template = _parts(obj)
     owner = _owner_reference("apps/v1", "DaemonSet", name, _uid(obj, rng))
@@ -346,7 +416,7 @@ def _expand_daemon_set(
             node, template_spec.get("nodeSelector")
         ):
             continue
-        pod = _pod_from_template(template, f"{name}-{random_suffix(rng)}", namespace, owner)
+        pod = _pod_from_template(template, names(f"{name}-"), namespace, owner)
         _pin_to_node(pod["spec"], node_name)
         pods.append(pod)
     return pods
@@ -368,7 +438,7 @@ def _pin_to_node(spec: dict[str, Any], node_name: str) -> None:
 
 
 def _expand_nothing(
-    _obj: dict[str, Any], _nodes: list[dict[str, Any]], _rng: random.Random
+    _obj: dict[str, Any], _nodes: list[dict[str, Any]], _rng: random.Random, _names: NameFn
 ) -> list[dict[str, Any]]:
     return []
 

@@ -3,12 +3,21 @@
 Every request runs under the lock. After a write the simulation loop runs (controllers,
 scheduler, kubelet) until nothing changes, so a pod created with kubectl is scheduled before
 the next request is answered. Reads see the store as it is.
+
+Before each request the cluster catches up with time: with ``follow_wall_clock`` the
+simulated clock moves on with the wall clock (it never goes back: the loop may have moved it
+ahead to a retry or an eviction), and the nodes' kubelets report and renew their Leases when
+due (:mod:`kubedra.apiserver.heartbeat`). Writes with ``dry_run`` (``?dryRun=All``) are checked
+as real ones and change nothing.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Any, Protocol
 
 from kubedra.api.defaults import apply_defaults
@@ -16,9 +25,24 @@ from kubedra.api.io import DecodeError, decode
 from kubedra.api.releases import DEFAULT
 from kubedra.api.scheduling_versions import to_version
 from kubedra.api.validation import validate_object, validate_update
-from kubedra.apiserver.discovery import EVENT, WITH_STATUS, hidden_kinds
+from kubedra.apiserver.discovery import (
+    EVENT,
+    LEASE,
+    READ_ONLY,
+    WITH_STATUS,
+    hidden_kinds,
+    server_version,
+)
 from kubedra.apiserver.events import EventRecorder
-from kubedra.apiserver.status import ApiError, bad_request, from_store_error, not_found
+from kubedra.apiserver.heartbeat import NodeHeartbeats
+from kubedra.apiserver.status import (
+    ApiError,
+    bad_request,
+    from_store_error,
+    method_not_allowed,
+    not_found,
+)
+from kubedra.apiserver.strategic import strategic_merge_patch
 from kubedra.apiserver.watch import ChangeFeed
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
@@ -47,9 +71,23 @@ class SimulationLike(Protocol):
 
 
 class LiveCluster:
-    """A Simulation served over HTTP: serialized access, a change feed and scheduling events."""
+    """A Simulation served over HTTP: serialized access, a change feed and scheduling events.
 
-    def __init__(self, simulation: SimulationLike) -> None:
+    ``follow_wall_clock`` moves the simulated clock on with the wall clock from where it
+    stands now (a live server); without it the clock moves only as the simulation moves it
+    (reproducible runs). ``release`` is the Kubernetes release ``/version`` reports and whose
+    kinds are served (None: the default); ``gate_enabled`` says which feature gates are on, and
+    so which gated (alpha) kinds are served (None: none of them).
+    """
+
+    def __init__(
+        self,
+        simulation: SimulationLike,
+        *,
+        follow_wall_clock: bool = False,
+        release: str | None = None,
+        gate_enabled: Callable[[str], bool] | None = None,
+    ) -> None:
         self.simulation = simulation
         self.store = simulation.store
         self.clock = simulation.clock
@@ -57,13 +95,18 @@ class LiveCluster:
         self.feed = ChangeFeed(self.store.resource_version)
         self.events = EventRecorder(self.clock)
         self.closed = False
-        self.release: str | None = None
-        """The Kubernetes release ``/version`` reports (None: the default)."""
-        self.hidden_kinds: frozenset[str] = hidden_kinds(lambda gate: False)
+        self.release = release
+        self.hidden_kinds: frozenset[str] = hidden_kinds(gate_enabled or (lambda gate: False))
         """Gated kinds not served (``discovery.GATED_KINDS`` whose gate is off)."""
+        self.follow_wall_clock = follow_wall_clock
+        self._started = (time.monotonic(), self.clock.now())
+        self.heartbeats = NodeHeartbeats(
+            self.store, self.clock, server_version(release)["gitVersion"]
+        )
         with self.lock:
             self.store.subscribe(self._record)
             self._settle()
+            self.tick()
 
     def _record(self, event: Event) -> None:
         self.feed.record(event, self.store.resource_version)
@@ -78,12 +121,30 @@ class LiveCluster:
         for change in changes:
             self.feed.record(change, self.store.resource_version)
 
+    def tick(self) -> None:
+        """Catch up with time: the wall clock (when followed), then the kubelets' heartbeats;
+        the loop runs again when a node's status changed (a new condition wakes the scheduler
+        as it does upstream)."""
+        with self.lock:
+            if self.follow_wall_clock:
+                since, start = self._started
+                elapsed = int(time.monotonic() - since)
+                self.clock.advance_to(start + timedelta(seconds=elapsed))
+            before = self.store.resource_version
+            for change in self.heartbeats.beat():
+                self.feed.record(change, self.store.resource_version)
+            if self.store.resource_version != before:
+                self._settle()
+
     # --- reading ---------------------------------------------------------------------------
 
     def get(self, info: KindInfo, name: str, namespace: str | None) -> dict[str, Any]:
         with self.lock:
+            self.tick()
             if info is EVENT:
                 obj = self.events.get(name, namespace)
+            elif info is LEASE:
+                obj = self.heartbeats.get(name, namespace)
             else:
                 obj = self.store.get(info.kind, name, namespace)
             if obj is None:
@@ -93,42 +154,71 @@ class LiveCluster:
     def list(self, info: KindInfo, namespace: str | None) -> tuple[list[dict[str, Any]], int]:
         """The objects and the resourceVersion the list was taken at."""
         with self.lock:
+            self.tick()
             if info is EVENT:
                 items = self.events.list(namespace)
+            elif info is LEASE:
+                items = self.heartbeats.list(namespace)
             else:
                 items = self.store.list(info.kind, namespace if info.namespaced else None)
             return [shown_as(info, obj) for obj in items], self.store.resource_version
 
     # --- writing ---------------------------------------------------------------------------
 
-    def create(self, info: KindInfo, namespace: str | None, body: Any) -> dict[str, Any]:
+    def create(
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        body: Any,
+        url_name: str | None = None,
+        *,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """POST (``url_name`` None), or an apply patch to a name that does not exist yet."""
+        if info in READ_ONLY:
+            raise method_not_allowed("create", info)
         obj = self._decode(info, namespace, body)
+        if url_name is not None:
+            check_name(obj, url_name)
         if info.kind == "Namespace" and not (obj.get("status") or {}).get("phase"):
             obj["status"] = {**(obj.get("status") or {}), "phase": "Active"}  # as upstream
+        if info.kind == "Pod":
+            obj.pop("status", None)  # the apiserver starts every pod as Pending (PrepareForCreate)
         if info.kind == "ResourcePoolStatusRequest":
             obj.pop("status", None)  # its strategy's PrepareForCreate: the controller answers
         name = str(obj["metadata"].get("name") or obj["metadata"].get("generateName") or "")
         with self.lock:
+            self.tick()
             try:
-                created = self.store.create(obj)
+                created = self.store.create(obj, dry_run=dry_run)
             except StoreError as error:
                 raise from_store_error(error, info, name) from None
-            self._settle()
+            if not dry_run:
+                self._settle()
             return shown_as(info, created)
 
     def replace(
-        self, info: KindInfo, namespace: str | None, name: str, body: Any, subresource: str
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        subresource: str,
+        *,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         """PUT: the main resource keeps the stored status; ``/status`` changes only status."""
+        if info in READ_ONLY:
+            raise method_not_allowed("update", info)
         obj = self._decode(info, namespace, body)
-        if obj["metadata"].get("name") != name:
-            raise bad_request("the name of the object does not match the name on the URL")
+        check_name(obj, name)
         with self.lock:
+            self.tick()
             current = self.store.get(info.kind, name, namespace)
             if current is None:
                 raise not_found(info, name)
             new = self._merge_status(info, current, obj, subresource)
-            return shown_as(info, self._update(info, name, new))
+            return shown_as(info, self._update(info, name, new, dry_run))
 
     def patch(
         self,
@@ -138,9 +228,13 @@ class LiveCluster:
         patch: Any,
         content_type: str,
         subresource: str,
+        *,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
-        """Merge patches and apply patches; strategic merge patches are applied as JSON merge
-        patches without their ``$`` directives (lists are replaced, not merged by key)."""
+        """Merge patches, strategic merge patches (lists merged by their upstream merge keys,
+        :mod:`kubedra.apiserver.strategic`) and apply patches."""
+        if info in READ_ONLY:
+            raise method_not_allowed("patch", info)
         if "json-patch" in content_type:
             raise ApiError(
                 415,
@@ -152,24 +246,38 @@ class LiveCluster:
         if not isinstance(patch, dict):
             raise bad_request("the patch must be a JSON object")
         with self.lock:
+            self.tick()
             current = self.store.get(info.kind, name, namespace)
             if current is None:
                 if "apply-patch" in content_type:
-                    return self.create(info, namespace, patch)
+                    return self.create(info, namespace, patch, url_name=name, dry_run=dry_run)
                 raise not_found(info, name)
+            shown = copy.deepcopy(shown_as(info, current))
             if "strategic" in content_type:
-                patch = without_directives(patch)
-            merged = merge_patch(copy.deepcopy(shown_as(info, current)), patch)
+                merged = strategic_merge_patch(shown, patch, info.kind)
+            else:
+                merged = merge_patch(shown, patch)
             obj = self._decode(info, namespace, merged)
+            check_name(obj, name)  # a patch may not rename: it would rewrite another object
             new = self._merge_status(info, current, obj, subresource)
-            return shown_as(info, self._update(info, name, new))
+            return shown_as(info, self._update(info, name, new, dry_run))
 
     def delete(
-        self, info: KindInfo, namespace: str | None, name: str, options: dict[str, Any]
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        name: str,
+        options: dict[str, Any],
+        *,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
-        if info is EVENT:
-            raise ApiError(405, "MethodNotAllowed", "events are read-only here")
+        """DELETE with DeleteOptions: a running pod's deletion is graceful (its
+        ``gracePeriodSeconds``, else the pod's ``terminationGracePeriodSeconds``), so watchers
+        see it Terminating before its kubelet stops it and it goes."""
+        if info in READ_ONLY:
+            raise method_not_allowed("delete", info)
         with self.lock:
+            self.tick()
             current = self.store.get(info.kind, name, namespace)
             if current is None:
                 raise not_found(info, name)
@@ -186,18 +294,24 @@ class LiveCluster:
                         f"{wanted}, ObjectMeta.{'UID' if field == 'uid' else 'ResourceVersion'}: "
                         f"{have}",
                     )
+            grace = grace_period(options, current)
             try:
-                last = self.store.delete(info.kind, name, namespace)
+                last = self.store.delete(
+                    info.kind, name, namespace, grace_period_seconds=grace, dry_run=dry_run
+                )
             except StoreError as error:
                 raise from_store_error(error, info, name) from None
-            self._settle()
+            if not dry_run:
+                self._settle()
             if last is None:
                 raise not_found(info, name)
             return shown_as(info, last)
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _update(self, info: KindInfo, name: str, new: dict[str, Any]) -> dict[str, Any]:
+    def _update(
+        self, info: KindInfo, name: str, new: dict[str, Any], dry_run: bool = False
+    ) -> dict[str, Any]:
         """Default and validate as on create, plus the kind's update rules (immutable fields);
         the store trusts its controllers' updates."""
         new = apply_defaults(new, now=self.clock.now())
@@ -206,10 +320,11 @@ class LiveCluster:
         if errors:
             raise from_store_error(invalid(info, name, errors), info, name)
         try:
-            updated = self.store.update(new)
+            updated = self.store.update(new, dry_run=dry_run)
         except StoreError as error:
             raise from_store_error(error, info, name) from None
-        self._settle()
+        if not dry_run:
+            self._settle()
         return updated
 
     @staticmethod
@@ -272,6 +387,30 @@ class LiveCluster:
             raise bad_request(str(error)) from None
 
 
+def grace_period(options: dict[str, Any], obj: dict[str, Any]) -> int | None:
+    """The grace period of a deletion: DeleteOptions' ``gracePeriodSeconds``, else a pod's
+    ``terminationGracePeriodSeconds`` (30 by default), else none (other kinds go at once)."""
+    given = options.get("gracePeriodSeconds")
+    if given is not None:
+        if isinstance(given, bool) or not isinstance(given, int):
+            raise bad_request("gracePeriodSeconds: must be an integer")
+        return max(given, 0)
+    if obj.get("kind") != "Pod":
+        return None
+    value = (obj.get("spec") or {}).get("terminationGracePeriodSeconds")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 30
+
+
+def check_name(obj: dict[str, Any], name: str) -> None:
+    """The apiserver's checkName for update, patch and apply: the object's name must be the
+    one on the URL (else a PATCH to ``pods/a`` naming ``b`` would write ``b``)."""
+    found = obj["metadata"].get("name") or ""
+    if found != name:
+        raise bad_request(
+            f"the name of the object ({found}) does not match the name on the URL ({name})"
+        )
+
+
 def merge_patch(target: Any, patch: Any) -> Any:
     """RFC 7386 JSON merge patch (null deletes a key)."""
     if not isinstance(patch, dict):
@@ -284,16 +423,3 @@ def merge_patch(target: Any, patch: Any) -> Any:
         else:
             target[key] = merge_patch(target.get(key), value)
     return target
-
-
-def without_directives(patch: Any) -> Any:
-    """A strategic merge patch less its ``$setElementOrder``, ``$patch``, ``$retainKeys``."""
-    if isinstance(patch, dict):
-        return {
-            key: without_directives(value)
-            for key, value in patch.items()
-            if not str(key).startswith("$")
-        }
-    if isinstance(patch, list):
-        return [without_directives(item) for item in patch]
-    return patch

@@ -15,9 +15,6 @@ from kubedra.api.releases import DEFAULT
 from kubedra.api.scheduling_versions import WORKLOAD_API_KINDS, served_versions
 from kubedra.cluster.kinds import KINDS, KindInfo
 
-SERVER_VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.0+kubedra"}
-"""What ``/version`` reports: the release whose resource.k8s.io/v1 kubedra reproduces."""
-
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 
 SHORT_NAMES: dict[str, list[str]] = {
@@ -44,6 +41,12 @@ WITH_STATUS = frozenset(
 
 EVENT = KindInfo("Event", "v1", "events", True)
 """Core events: served read-only, made from the scheduler's decisions."""
+
+LEASE = KindInfo("Lease", "coordination.k8s.io/v1", "leases", True)
+"""Node leases: served read-only, renewed by the simulated kubelets (apiserver.heartbeat)."""
+
+READ_ONLY = (EVENT, LEASE)
+"""Kinds the server makes itself; clients may get, list and watch them."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ def served_kinds(
             out.extend(replace(info, api_version=v, other_versions=()) for v in versions)
         else:
             out.append(info)
-    return [*out, EVENT]
+    return [*out, *READ_ONLY]
 
 
 def group_versions(
@@ -160,7 +163,7 @@ def resource_list(
         if info.api_version != api_version:
             continue
         singular = info.kind.lower()
-        verbs = ["get", "list", "watch"] if info is EVENT else VERBS
+        verbs = ["get", "list", "watch"] if info in READ_ONLY else VERBS
         entry: dict[str, Any] = {
             "name": info.resource,
             "singularName": singular,
@@ -194,11 +197,10 @@ def resource_list(
 
 
 def server_version(release: str | None = None) -> dict[str, str]:
-    """``major``, ``minor`` and ``gitVersion`` of ``release`` (``1.37``), or the default."""
-    if release is None:
-        return dict(SERVER_VERSION)
-    major, _, minor = release.partition(".")
-    return {"major": major, "minor": minor, "gitVersion": f"v{release}.0+kubedra"}
+    """``major``, ``minor`` and ``gitVersion`` of ``release`` (``1.37``), or of the default
+    release: the one whose kinds and fields are served when none was chosen."""
+    major, _, minor = (release or DEFAULT).partition(".")
+    return {"major": major, "minor": minor, "gitVersion": f"v{major}.{minor}.0+kubedra"}
 
 
 def version_info(release: str | None = None) -> dict[str, Any]:
@@ -234,7 +236,7 @@ def _resource_discovery(info: KindInfo, group: str, version: str) -> dict[str, A
         "responseKind": kind,
         "scope": "Namespaced" if info.namespaced else "Cluster",
         "singularResource": info.kind.lower(),
-        "verbs": ["get", "list", "watch"] if info is EVENT else VERBS,
+        "verbs": ["get", "list", "watch"] if info in READ_ONLY else VERBS,
     }
     if info.resource in SHORT_NAMES:
         entry["shortNames"] = SHORT_NAMES[info.resource]

@@ -2,7 +2,8 @@
 
 The scheduler writes no Events into the store, so the server keeps them: ``Scheduled``
 (``Successfully assigned NS/POD to NODE``) and ``FailedScheduling`` with the PodScheduled
-message, counted like the event recorder aggregates repeats. The ResourceClaim controller's
+message, counted like the event recorder aggregates repeats (the same pod, by uid: a pod
+created again under the same name starts its own Events). The ResourceClaim controller's
 warnings (``FailedResourceClaimCreation`` when a pod's claim template is missing) become
 Events too, from the ``resource_claim`` component as upstream's controller records them.
 A pod whose named ResourceClaim does not exist gets none: upstream's controller leaves that
@@ -30,7 +31,7 @@ class EventRecorder:
         self.clock = clock
         self._seen = 0
         self._seen_controller = 0
-        self._events: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        self._events: dict[tuple[str, str, str, str, str], dict[str, Any]] = {}
 
     def observe(self, decisions: list[Any], store: Store) -> list[Event]:
         """Record the decisions made since the last call; return the changes, for watches."""
@@ -81,7 +82,9 @@ class EventRecorder:
         """A new Event about pod ``namespace/name``, or the repeat of one (count + 1)."""
         now = self.clock.timestamp()
         version = str(store.resource_version)
-        key = (namespace, name, reason, message)
+        pod = store.get("Pod", name, namespace) or {}
+        meta = pod.get("metadata") or {}
+        key = (namespace, name, str(meta.get("uid", "")), reason, message)
         existing = self._events.get(key)
         if existing is not None:
             meta = {**existing["metadata"], "resourceVersion": version}
@@ -93,8 +96,6 @@ class EventRecorder:
             }
             self._events[key] = updated
             return Event("MODIFIED", "Event", updated, existing)
-        pod = store.get("Pod", name, namespace) or {}
-        meta = pod.get("metadata") or {}
         created = {
             "apiVersion": "v1",
             "kind": "Event",

@@ -10,27 +10,30 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from kubedra.apiserver import discovery, openapi, protobuf
+from kubedra.apiserver import discovery, openapi
 from kubedra.apiserver.backend import LiveCluster, shown_as
+from kubedra.apiserver.body import decode_body, delete_options, read_body
 from kubedra.apiserver.selectors import Matcher, field_matcher, label_matcher
-from kubedra.apiserver.status import ApiError, bad_request, path_not_found
+from kubedra.apiserver.status import ApiError, bad_request, method_not_allowed, path_not_found
 from kubedra.apiserver.tables import to_table, wants_table
 from kubedra.cluster.kinds import KindInfo
+from kubedra.gofmt import quote
 
 WATCH_POLL_SECONDS = 0.05
 DEFAULT_WATCH_SECONDS = 1800
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
 def json_response(body: Any, code: int = 200, media: str = "application/json") -> Response:
@@ -88,10 +91,13 @@ class ContinueToken:
     def start(token: str, items: list[dict[str, Any]]) -> int:
         try:
             data = json.loads(base64.urlsafe_b64decode(token.encode()))
-            offset = int(data["offset"])
-            uid = str(data["uid"])
-        except (ValueError, KeyError, TypeError, binascii.Error):
+        except (ValueError, TypeError, binascii.Error, RecursionError):
             raise bad_request("continue key is not valid: illegal base64 data") from None
+        offset = data.get("offset") if isinstance(data, dict) else None
+        uid = data.get("uid") if isinstance(data, dict) else None
+        if type(offset) is not int or offset < 0 or not isinstance(uid, str):
+            # Not one this server wrote (1e999, a string, a negative offset...).
+            raise bad_request("continue key is not valid: not a continue token of this server")
         for index, item in enumerate(items):
             if item["metadata"].get("uid") == uid:
                 return index + 1
@@ -129,7 +135,10 @@ class ApiRoutes:
         return Response("ok", media_type="text/plain")
 
     async def openapi_v2(self, request: Request) -> Response:
-        return error_response(path_not_found())
+        if not openapi.wants_json(request.headers.get("accept")):
+            message = "only application/json is served for the OpenAPI v2 document"
+            return error_response(ApiError(406, "NotAcceptable", message))
+        return json_response(openapi.swagger(self.cluster.release, self.cluster.hidden_kinds))
 
     async def openapi_v3(self, request: Request, rest: str = "") -> Response:
         release = self.cluster.release
@@ -186,8 +195,6 @@ class ApiRoutes:
         method = request.method
         params = request.query_params
         cluster = self.cluster
-        if params.get("dryRun"):
-            raise bad_request("dryRun is not supported by the simulated cluster")
         if target.info.namespaced and target.namespace is None and (method != "GET" or target.name):
             raise path_not_found()
         if method == "GET" and target.name is None:
@@ -207,17 +214,34 @@ class ApiRoutes:
                 )
                 return json_response(table)
             return json_response(obj)
-        body = await self._body(request, target.info.kind)
+        if target.info in discovery.READ_ONLY:  # made by the server, never written by clients
+            raise method_not_allowed(_VERBS.get(method, method.lower()), target.info)
+        raw = await read_body(request)
+        content_type = request.headers.get("content-type", "")
+        body = await run_in_threadpool(
+            decode_body, raw, content_type, target.info.kind, request.method
+        )
+        options = delete_options(body) if method == "DELETE" else {}
+        dry_run = dry_run_of(request, method, options)
         if method == "POST" and target.name is None:
-            created = await run_in_threadpool(cluster.create, target.info, target.namespace, body)
+            created = await run_in_threadpool(
+                functools.partial(cluster.create, dry_run=dry_run),
+                target.info,
+                target.namespace,
+                body,
+            )
             return json_response(created, 201)
+        if method == "DELETE":
+            options = with_query_grace_period(request, options)
         if method == "DELETE" and target.name is None:
-            return await run_in_threadpool(self._delete_collection, request, target, body)
+            return await run_in_threadpool(
+                self._delete_collection, request, target, options, dry_run
+            )
         if target.name is None:
             raise ApiError(405, "MethodNotAllowed", f"{method} is not supported on collections")
         if method == "PUT":
             updated = await run_in_threadpool(
-                cluster.replace,
+                functools.partial(cluster.replace, dry_run=dry_run),
                 target.info,
                 target.namespace,
                 target.name,
@@ -226,9 +250,8 @@ class ApiRoutes:
             )
             return json_response(updated)
         if method == "PATCH":
-            content_type = request.headers.get("content-type", "")
             patched = await run_in_threadpool(
-                cluster.patch,
+                functools.partial(cluster.patch, dry_run=dry_run),
                 target.info,
                 target.namespace,
                 target.name,
@@ -238,29 +261,15 @@ class ApiRoutes:
             )
             return json_response(patched)
         if method == "DELETE":
-            options = body if isinstance(body, dict) else {}
             last = await run_in_threadpool(
-                cluster.delete, target.info, target.namespace, target.name, options
+                functools.partial(cluster.delete, dry_run=dry_run),
+                target.info,
+                target.namespace,
+                target.name,
+                options,
             )
             return json_response(last)
         raise ApiError(405, "MethodNotAllowed", f"{method} is not supported")
-
-    @staticmethod
-    async def _body(request: Request, kind: str) -> Any:
-        raw = await request.body()
-        if not raw.strip():
-            return None
-        content_type = request.headers.get("content-type", "")
-        if content_type.startswith(protobuf.PROTOBUF):
-            if request.method == "DELETE":
-                return None  # DeleteOptions: the defaults (background propagation) apply
-            return protobuf.decode_body(raw, kind)
-        try:
-            if "yaml" in content_type:
-                return yaml.safe_load(raw)
-            return json.loads(raw)
-        except (ValueError, yaml.YAMLError) as error:
-            raise bad_request(f"the body of the request could not be decoded: {error}") from None
 
     def _matchers(self, request: Request, target: Target) -> tuple[Matcher, Matcher]:
         params = request.query_params
@@ -304,10 +313,11 @@ class ApiRoutes:
             }
         )
 
-    def _delete_collection(self, request: Request, target: Target, body: Any) -> Response:
+    def _delete_collection(
+        self, request: Request, target: Target, options: dict[str, Any], dry_run: bool
+    ) -> Response:
         """``deletecollection``: delete every selected object; answer the list of them."""
         labels, fields = self._matchers(request, target)
-        options = body if isinstance(body, dict) else {}
         with self.cluster.lock:
             items, _ = self.cluster.list(target.info, target.namespace)
             deleted = []
@@ -315,7 +325,9 @@ class ApiRoutes:
                 if labels(obj) and fields(obj):
                     meta = obj["metadata"]
                     name, namespace = meta["name"], meta.get("namespace")
-                    deleted.append(self.cluster.delete(target.info, namespace, name, options))
+                    deleted.append(
+                        self.cluster.delete(target.info, namespace, name, options, dry_run=dry_run)
+                    )
             version = self.cluster.store.resource_version
         return json_response(
             {
@@ -425,6 +437,49 @@ class ApiRoutes:
                     yield line("DELETED", event.obj)
             if not events:
                 await asyncio.sleep(WATCH_POLL_SECONDS)
+
+
+OPTIONS_KINDS = {
+    "POST": "CreateOptions",
+    "PUT": "UpdateOptions",
+    "PATCH": "PatchOptions",
+    "DELETE": "DeleteOptions",
+}
+
+
+def dry_run_of(request: Request, method: str, options: dict[str, Any]) -> bool:
+    """``?dryRun=All`` (or DeleteOptions' ``dryRun: [All]``): the only value upstream takes;
+    any other is refused as the apiserver's options validation refuses it."""
+    values = list(request.query_params.getlist("dryRun"))
+    given = options.get("dryRun")
+    if isinstance(given, list):
+        values += [str(v) for v in given]
+    elif given is not None:
+        values.append(str(given))
+    for index, value in enumerate(values):
+        if value != "All":
+            kind = OPTIONS_KINDS.get(method, "CreateOptions")
+            message = (
+                f'{kind}.meta.k8s.io "" is invalid: dryRun[{index}]: Unsupported value: '
+                f'{quote(value)}: supported values: "All"'
+            )
+            raise ApiError(422, "Invalid", message, {"group": "meta.k8s.io", "kind": kind})
+    return bool(values)
+
+
+def with_query_grace_period(request: Request, options: dict[str, Any]) -> dict[str, Any]:
+    """DeleteOptions with ``?gracePeriodSeconds=`` as the apiserver reads it (over the
+    body's)."""
+    text = request.query_params.get("gracePeriodSeconds")
+    if text is None:
+        return options
+    try:
+        grace = int(text)
+    except ValueError:
+        raise bad_request(
+            f"gracePeriodSeconds: invalid value {text!r}: must be an integer"
+        ) from None
+    return {**options, "gracePeriodSeconds": grace}
 
 
 def _int_param(text: str | None, name: str) -> int:

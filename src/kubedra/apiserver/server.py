@@ -7,14 +7,17 @@ from collections.abc import Callable
 
 from kubedra.apiserver.app import create_app
 from kubedra.apiserver.backend import LiveCluster, SimulationLike
-from kubedra.apiserver.discovery import hidden_kinds
 from kubedra.apiserver.runner import HOST, START_TIMEOUT_SECONDS, UvicornRunner
 
 __all__ = ["HOST", "START_TIMEOUT_SECONDS", "ApiServer"]
 
 
 class ApiServer(UvicornRunner):
-    """The simulated cluster served on ``127.0.0.1:port`` (port 0: a free one)."""
+    """The simulated cluster served on ``127.0.0.1:port`` (port 0: a free one).
+
+    ``follow_wall_clock``: the simulated clock moves on with the wall clock (``kubedra
+    serve-api`` without ``--start-time``); else it moves only as the simulation moves it.
+    """
 
     label = "API server"
 
@@ -25,13 +28,16 @@ class ApiServer(UvicornRunner):
         host: str = HOST,
         prefix: str = "",
         release: str | None = None,
+        follow_wall_clock: bool = False,
         gate_enabled: Callable[[str], bool] | None = None,
     ) -> None:
-        cluster = LiveCluster(simulation)
-        cluster.release = release
-        if gate_enabled is not None:
-            # Alpha APIs (ResourcePoolStatusRequest) are served only with their gate on.
-            cluster.hidden_kinds = hidden_kinds(gate_enabled)
+        # Alpha APIs (ResourcePoolStatusRequest) are served only with their gate on.
+        cluster = LiveCluster(
+            simulation,
+            follow_wall_clock=follow_wall_clock,
+            release=release,
+            gate_enabled=gate_enabled,
+        )
         self.prefix = prefix.rstrip("/")
         self.app = create_app(cluster, self.prefix)
         # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP,

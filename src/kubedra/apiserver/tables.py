@@ -68,27 +68,39 @@ def _name(obj: dict[str, Any]) -> str:
 
 
 def pod_status(pod: dict[str, Any]) -> str:
-    """The STATUS cell: the phase, a waiting/terminated reason, or Terminating."""
+    """The STATUS cell as kubectl's printPod writes it: the phase (or status reason), a
+    container's waiting or terminated reason (its exit code when it has none),
+    SchedulingGated, and Terminating for a deleted pod that has not finished."""
     status = pod.get("status") or {}
-    reason = str(status.get("reason") or status.get("phase") or "")
-    statuses = status.get("containerStatuses") or []
-    for container in reversed(statuses):
+    phase = str(status.get("phase") or "")
+    reason = str(status.get("reason") or phase)
+    for condition in status.get("conditions") or []:
+        if condition.get("type") == "PodScheduled" and condition.get("reason") == "SchedulingGated":
+            reason = "SchedulingGated"
+    running = False
+    for container in reversed(status.get("containerStatuses") or []):
         state = container.get("state") or {}
         waiting = state.get("waiting") or {}
-        terminated = state.get("terminated") or {}
+        terminated = state.get("terminated")
         if waiting.get("reason"):
             reason = str(waiting["reason"])
-        elif terminated.get("reason"):
+        elif terminated is not None and terminated.get("reason"):
             reason = str(terminated["reason"])
-    if reason == "Pending":
-        for condition in status.get("conditions") or []:
-            if (
-                condition.get("type") == "PodScheduled"
-                and condition.get("status") == "False"
-                and condition.get("reason") == "SchedulingGated"
-            ):
-                reason = "SchedulingGated"
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        elif terminated is not None:
+            signal = terminated.get("signal")
+            reason = f"Signal:{signal}" if signal else f"ExitCode:{terminated.get('exitCode', 0)}"
+        elif container.get("ready") and state.get("running") is not None:
+            running = True
+    if reason == "Completed" and running:
+        ready = any(
+            c.get("type") == "Ready" and c.get("status") == "True"
+            for c in status.get("conditions") or []
+        )
+        reason = "Running" if ready else "NotReady"
+    deleted = (pod.get("metadata") or {}).get("deletionTimestamp")
+    if deleted and status.get("reason") == "NodeLost":
+        reason = "Unknown"
+    elif deleted and phase not in ("Succeeded", "Failed"):
         reason = "Terminating"
     return reason
 
@@ -98,7 +110,11 @@ def _pod_row(pod: dict[str, Any], now: datetime) -> list[Any]:
     status = pod.get("status") or {}
     containers = spec.get("containers") or []
     statuses = status.get("containerStatuses") or []
-    ready = sum(1 for container in statuses if container.get("ready"))
+    ready = sum(
+        1
+        for container in statuses
+        if container.get("ready") and (container.get("state") or {}).get("running") is not None
+    )
     restarts = sum(int(container.get("restartCount") or 0) for container in statuses)
     gates = spec.get("readinessGates") or []
     conditions = {c.get("type"): c.get("status") for c in status.get("conditions") or []}
@@ -220,6 +236,11 @@ def _event_row(obj: dict[str, Any], now: datetime) -> list[Any]:
     ]
 
 
+def _lease_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    holder = (obj.get("spec") or {}).get("holderIdentity") or ""
+    return [_name(obj), holder, age(obj, now)]
+
+
 def _default_row(obj: dict[str, Any], now: datetime) -> list[Any]:
     """The apiserver's default convertor: name and creation time."""
     return [_name(obj), (obj.get("metadata") or {}).get("creationTimestamp", "")]
@@ -280,6 +301,7 @@ PRINTERS: dict[str, tuple[list[Column], Printer]] = {
         ],
         _priority_class_row,
     ),
+    "Lease": ([_NAME, ("Holder", "string", 0), _AGE], _lease_row),
     "Event": (
         [
             ("Last Seen", "string", 0),

@@ -281,6 +281,8 @@ class Compiler:
         self.scopes: list[dict[str, int]] = []
         self.slot_count = 0
         self.lazy_slots: set[int] = set()
+        # The scratch slot summing work that upstream's cost leaves out (0: none yet).
+        self.work_slot = 0
 
     # entry ----------------------------------------------------------------------------
 
@@ -683,14 +685,17 @@ class Compiler:
             except Exception:  # left to fail (or not) at evaluation time
                 pass
         fn = self._apply(checked, args)
+        fns = [a.fn for a in args]
         if isinstance(cost, int):
+            meter = self._work_meter(overload.work) if self.track else None
+            if meter is not None:
+                return Code(self._metered(checked, fns, meter), arg_cost + cost)
             return Code(fn, arg_cost + cost)
         if not self.track:
             return Code(fn, arg_cost)
-        fns = [a.fn for a in args]
         cost_fn = cost
         if overload.precharged:
-            return Code(self._precharged(checked, cost_fn, fns), arg_cost)
+            return Code(self._precharged(checked, cost_fn, fns, overload.work), arg_cost)
 
         def costed(d: Any, s: list[Any]) -> Any:
             try:
@@ -715,21 +720,61 @@ class Compiler:
         return Code(costed, arg_cost)
 
     def _over_limit(self, overload: Overload, consts: tuple[Any, ...]) -> bool:
-        """Whether a precharged call on these constants costs more than the limit: it is then
-        left to fail at evaluation instead of being built at compile time."""
-        if not overload.precharged or isinstance(overload.cost, int):
-            return False
+        """Whether a call on these constants costs (or works) more than the limit: it is
+        then left to fail at evaluation instead of being built at compile time."""
         try:
-            return overload.cost(consts, None) > self.limit
+            if overload.work is not None and overload.work(consts, self.limit) > self.limit:
+                return True
+            if not overload.precharged:
+                return False
+            return overload.cost(consts, None) > self.limit  # type: ignore[operator]
         except Exception:  # a wrongly typed constant: the call fails at evaluation
             return False
 
+    @staticmethod
+    def _metered(checked: Callable[..., Any], fns: list[Fn], meter: Callable[..., None]) -> Fn:
+        """A call of fixed cost whose work is metered (``Overload.work``) before it runs."""
+
+        def metered(d: Any, s: list[Any]) -> Any:
+            values = [f(d, s) for f in fns]
+            meter(values, s)
+            return checked(*values)
+
+        return metered
+
+    def _work_meter(self, work: Callable[[Any, int], int] | None) -> Callable[..., None] | None:
+        """A check that adds a call's uncharged work (``Overload.work``) to the evaluation's
+        work slot and stops, before the call runs, once that passes the cost limit: time
+        stays bounded by the limit although upstream's cost does not count this work."""
+        if work is None:
+            return None
+        if self.work_slot == 0:
+            self.work_slot = self.new_slot()
+        slot = self.work_slot
+        limit = self.limit
+
+        def meter(values: Any, s: list[Any]) -> None:
+            try:
+                done = work(values, limit - s[slot])
+            except Exception:  # wrongly typed arguments: the guarded call reports it
+                return
+            s[slot] += done
+            if s[slot] > limit:
+                raise CelCostLimitError(COST_LIMIT_MESSAGE)
+
+        return meter
+
     def _precharged(
-        self, checked: Callable[..., Any], cost_fn: Callable[..., int], fns: list[Fn]
+        self,
+        checked: Callable[..., Any],
+        cost_fn: Callable[..., int],
+        fns: list[Fn],
+        work: Callable[[Any, int], int] | None = None,
     ) -> Fn:
         """Charge the call's cost, known from its arguments, and check the limit before the
         call builds its (possibly huge) result, as cel-go's limit stops it in time."""
         limit = self.limit
+        meter = self._work_meter(work)
 
         def precharged(d: Any, s: list[Any]) -> Any:
             try:
@@ -745,6 +790,8 @@ class Compiler:
                 s[0] += 1
             if s[0] > limit:
                 raise CelCostLimitError(COST_LIMIT_MESSAGE)
+            if meter is not None:
+                meter(values, s)
             return checked(*values)
 
         return precharged
@@ -835,6 +882,7 @@ class Compiler:
         # trackers do not apply (cost 1); Kubernetes' CallCost, keyed by name, still does.
         by_name = name in KUBERNETES_FUNCTIONS
         chosen: dict[tuple[type, ...], Overload | None] = {}
+        meters = {o.id: self._work_meter(o.work) for o in candidates if track and o.work}
 
         def dispatch(d: Any, s: list[Any]) -> Any:
             if not track:
@@ -864,13 +912,24 @@ class Compiler:
                 chosen[key] = overload
             if overload is None:
                 raise no_such_overload(name, values)
-            if track and overload.precharged and not isinstance(overload.cost, int):
-                # Upstream charges 1 here (no overload id), but the size-based price still
-                # guards the time: a call that would cost past the limit is not started.
-                if s[0] + overload.cost(values, None) > limit:
+            if track and overload.precharged:
+                # Upstream charges 1 here (no overload id) unless Kubernetes prices the
+                # function by name, but the size-based price guards the time either way: a
+                # call that would cost past the limit is not started. A failing call is
+                # charged 1 by the caller.
+                price = overload.cost(values, None)  # type: ignore[operator]
+                if s[0] + price > limit:
                     raise CelCostLimitError(COST_LIMIT_MESSAGE)
-                s[0] += 1
-                return overload.impl(*values)
+                meter = meters.get(overload.id)
+                if meter is not None:
+                    meter(values, s)
+                result = overload.impl(*values)
+                s[0] += price if by_name else 1
+                return result
+            if meters:
+                meter = meters.get(overload.id)
+                if meter is not None:
+                    meter(values, s)
             result = overload.impl(*values)
             if track:
                 cost = overload.cost

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from kubedra.cel import ast
 from kubedra.cel.checker import Checked
 from kubedra.cel.cost_library import (
+    RECEIVER_PRICED,
     UNBOUNDED,
     CallEstimate,
     Entry,
@@ -86,10 +87,14 @@ def _is_scalar(t: CelType | None) -> bool:
 
 
 class _Estimator:
-    def __init__(self, checked: Checked, registry: Registry, hints: SizeHints | None) -> None:
+    def __init__(
+        self, checked: Checked, registry: Registry, hints: SizeHints | None, bound: bool = False
+    ) -> None:
         self.checked = checked
         self.registry = registry
         self.hints = hints
+        # Price calls as they are charged at run time where upstream's estimate is lower.
+        self.bound = bound
         self.scopes: list[dict[str, _Local]] = []
         # Set when a call's runtime cost depends on its values but no estimate rule covers
         # it: the figure is then not a safe bound for skipping runtime accounting.
@@ -243,7 +248,13 @@ class _Estimator:
         path: tuple[str, ...] | None = None
         entry: Entry | None = None
         for overload in overloads:
-            estimate: CallEstimate | None = call_estimate(name, overload.id, target, args)
+            estimate: CallEstimate | None = call_estimate(
+                name, overload.id, target, args, bound=self.bound
+            )
+            if overload.work is not None:
+                # Upstream's figure leaves this work out (and for flatten, takes the
+                # target's size for the result's), so it bounds nothing at run time.
+                self.guessed = True
             if estimate is None:
                 estimate = CallEstimate((1, 1))
                 if not isinstance(overload.cost, int) and self.value_dependent(overload, args):
@@ -421,11 +432,31 @@ def _namespace(node: ast.Node | None) -> str:
     return ".".join(reversed(parts))
 
 
-def estimate_cost(
-    checked: Checked, registry: Registry, hints: SizeHints | None
-) -> tuple[int, int, bool]:
-    """(min, max) cost of evaluating the expression once, and whether max is a sure bound
-    (False when a library call with value-dependent cost has no estimate rule)."""
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """The static cost of an expression: upstream's (min, max), what validation compares with
+    the limit, and ``bound``, a figure no evaluation's actual cost exceeds (None when there is
+    none: unknown sizes, calls whose work or value-dependent cost no rule covers)."""
+
+    min: int
+    max: int
+    bound: int | None
+
+
+def estimate_cost(checked: Checked, registry: Registry, hints: SizeHints | None) -> Estimate:
+    """Upstream's estimate and, from a second pass where upstream's rules price a call lower
+    than its runtime charge (:data:`RECEIVER_PRICED`), the bound."""
     estimator = _Estimator(checked, registry, hints)
     result = estimator.visit(checked.root)
-    return result.cost[0], result.cost[1], not estimator.guessed
+    low, high = result.cost
+    if estimator.guessed or high >= UNBOUNDED:
+        return Estimate(low, high, None)
+    receiver_priced = any(
+        overload.id in RECEIVER_PRICED
+        for overloads in checked.overloads.values()
+        for overload in overloads
+    )
+    if not receiver_priced:
+        return Estimate(low, high, high)
+    bound = _Estimator(checked, registry, hints, bound=True).visit(checked.root).cost[1]
+    return Estimate(low, high, None if bound >= UNBOUNDED else bound)

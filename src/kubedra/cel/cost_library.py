@@ -340,10 +340,18 @@ _SIZED_COMPARISONS = frozenset(
 ) | {"equals", "not_equals"}
 
 
+RECEIVER_PRICED = frozenset(["starts_with_string", "ends_with_string"])
+"""Overloads cel-go estimates by their argument but charges by their receiver at run time:
+``s.startsWith("")`` is estimated at 0 whatever ``s``; a sure bound prices the receiver."""
+
+
 def call_estimate(
-    name: str, oid: str, target: Node | None, args: list[Node]
+    name: str, oid: str, target: Node | None, args: list[Node], *, bound: bool = False
 ) -> CallEstimate | None:
-    """The estimate of one overload of a call, or None for the default cost of 1."""
+    """The estimate of one overload of a call, or None for the default cost of 1.
+    ``bound``: the figure that bounds the actual cost where upstream's does not."""
+    if bound and oid in RECEIVER_PRICED and target is not None:
+        return CallEstimate(by_factor(_sz(target), STRING_TRAVERSAL))
     if oid.startswith("list_") or oid == "lists_range":
         found = _ext_overload(oid, target, args)
         if found is not None:

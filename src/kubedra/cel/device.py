@@ -8,6 +8,7 @@ unknown domain yields an empty map, as upstream's map wrapper does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kubedra.api.quantity import Quantity
@@ -47,7 +48,21 @@ def _scalar(kind: str, raw: Any) -> Any:
     return str(raw)
 
 
+# field -> (element kind, is a list)
+_FIELDS = {
+    **{kind: (kind, False) for kind in _SCALARS},
+    **{k: (v, True) for k, v in _LISTS.items()},
+}
+
+
 def _attribute_value(attr: dict[str, Any]) -> Any:
+    if len(attr) == 1:
+        # The usual case, one value field: no need to probe the others in precedence order.
+        ((field, raw),) = attr.items()
+        found = _FIELDS.get(field)
+        if found is not None and raw is not None:
+            kind, is_list = found
+            return [_scalar(kind, v) for v in raw] if is_list else _scalar(kind, raw)
     for key, kind in _LISTS.items():
         if attr.get(key) is not None:
             return [_scalar(kind, v) for v in attr[key]]
@@ -76,7 +91,7 @@ class CelDevice:
     @classmethod
     def from_v1(
         cls,
-        device: dict[str, Any],
+        device: Mapping[str, Any],
         driver: str,
         *,
         list_type_attributes: bool = True,

@@ -17,9 +17,11 @@ The environment imports every module of that package once, in name order, and ca
   ``CelEvaluationError(message)`` with upstream's text; other exceptions are reported as
   errors too but without a good message.
 * ``cost``: runtime cost in CEL units, an int or ``cost(args, result) -> int`` (the default is
-  1, as cel-go charges for a call); ``precharged=True`` when ``cost(args, None)`` can be
-  computed before the call (then it is charged, and the limit checked, before ``impl``
-  runs). The static estimate of a call is upstream's, by
+  1, as cel-go charges for a call). A cost is charged, and the limit checked, before
+  ``impl`` runs (``cost(args, None)``), so no call works long past the limit; only a cost
+  that needs the result (``cost_from_result=True``: join, slice) is charged after it.
+  ``work(args, budget)``: work the call does that upstream's cost leaves out (see
+  the field). The static estimate of a call is upstream's, by
   function name and overload id, in ``kubedra.cel.cost_library`` (default 1).
 * ``fold=True``: when every argument is a literal, the call is evaluated at compile time and a
   failure is a compile error "program instantiation failed: ..." (cel-go does this for type
@@ -77,10 +79,22 @@ class Overload:
     # A wrong runtime argument type reads "no such overload: name(types)", as cel-go's
     # type-guarded bindings report; its standard library says just "no such overload".
     detailed_type_error: bool = True
-    # ``cost(args, None)`` is known before the call (from the arguments' sizes): the tracked
-    # evaluation charges it and checks the limit first, so a call that would build a huge
-    # value (``lists.range(10**8)``) stops at the limit instead of building it.
-    precharged: bool = False
+    # The cost needs the call's result (the result's size): charged after the call. Any
+    # other cost function is known from the arguments and is charged, with the limit
+    # checked, before the call (``precharged``), so a call that would work long or build a
+    # huge value (``lists.range(10**8)``, ``max()`` of 10**7 items) stops at the limit first.
+    cost_from_result: bool = False
+    # ``work(args, budget) -> int``: what the call will do beyond what upstream charges for
+    # it, counted up to just past ``budget`` (``flatten`` walks every nested list, shared ones
+    # again each time, but cel-go charges only depth x outer size). The tracked evaluation
+    # meters it against the cost limit before the call starts, and the estimate of an
+    # expression using it is no sure bound, so such an expression is never run untracked.
+    work: Callable[[Sequence[Any], int], int] | None = None
+
+    @property
+    def precharged(self) -> bool:
+        """Whether the cost is charged (and the limit checked) before the call runs."""
+        return not isinstance(self.cost, int) and not self.cost_from_result
 
 
 class Registry:

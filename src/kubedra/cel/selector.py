@@ -191,6 +191,20 @@ class CompiledSelector:
         self._scratch = program.scratch_size
         self.estimated_max_cost: int = program.estimated_max_cost
 
+    @property
+    def cost_bounded(self) -> bool:
+        """Whether a static figure (:attr:`cost_bound`) bounds every evaluation's cost and
+        work well within the limit, so that ``matches`` runs without tracking them (the fuzz
+        tests check that it does)."""
+        return self._fast is not None
+
+    @property
+    def cost_bound(self) -> int | None:
+        """A figure no evaluation's actual cost exceeds (by more than the fast path's
+        margin), or None; upstream's estimate except where cel-go prices a call lower than
+        it charges it (``startsWith`` by its argument, not its receiver)."""
+        return self._program.cost_bound
+
     def matches(self, device: CelDevice) -> bool:
         """Whether the device is selected; raises CelEvaluationError like upstream."""
         fast = self._fast

@@ -17,6 +17,7 @@ from kubedra.cel.errors import CelEvaluationError
 from kubedra.cel.registry import NOT_CONSTANT, Overload, Registry
 from kubedra.cel.types import DURATION, INT, STRING, TIMESTAMP
 from kubedra.cel.values import INT64_MAX, INT64_MIN, Duration, Timestamp, format_double
+from kubedra.gofmt import quote
 
 NANOS = 1_000_000_000
 MIN_TS_SECONDS = -62135596800  # 0001-01-01T00:00:00Z
@@ -127,13 +128,67 @@ def _duration_string(d: Duration) -> str:
     return ("-" if d.ns < 0 else "") + seconds + "s"
 
 
+class _Fields:
+    """A moment's calendar fields in some zone (what the accessors read)."""
+
+    __slots__ = ("day", "hour", "minute", "month", "second", "weekday", "yday", "year")
+
+    def __init__(self, days: int, seconds: int) -> None:
+        """From days since 1970-01-01 and seconds into that day, for any year (Go's
+        calendar has no year range; Howard Hinnant's civil-from-days algorithm)."""
+        self.hour, rest = divmod(seconds, 3600)
+        self.minute, self.second = divmod(rest, 60)
+        self.weekday = (days + 4) % 7  # 1970-01-01 was a Thursday; Sunday is 0
+        shifted = days + 719468
+        era = shifted // 146097
+        doe = shifted - era * 146097
+        yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+        doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+        mp = (5 * doy + 2) // 153
+        self.day = doy - (153 * mp + 2) // 5 + 1
+        self.month = mp + 3 if mp < 10 else mp - 9
+        self.year = yoe + era * 400 + (1 if self.month <= 2 else 0)
+        leap = self.year % 4 == 0 and (self.year % 100 != 0 or self.year % 400 == 0)
+        before = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)[self.month - 1]
+        self.yday = before + self.day + (1 if leap and self.month > 2 else 0)
+
+
+def _go_int(value: int) -> int:
+    """Wrap to Go's 64-bit int, as Go's arithmetic does silently."""
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def _atoi(text: str) -> int:
+    """Go's strconv.Atoi: an optional sign and decimal digits within int64."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits or not digits.isascii() or not digits.isdigit():
+        raise CelEvaluationError(f"strconv.Atoi: parsing {quote(text)}: invalid syntax")
+    value = int(text)
+    if value < INT64_MIN or value > INT64_MAX:
+        raise CelEvaluationError(f"strconv.Atoi: parsing {quote(text)}: value out of range")
+    return value
+
+
+def _fixed_offset(name: str, colon: int) -> int:
+    """Seconds east of UTC for ``[+-]H:M``, as cel-go reads it: any hours and minutes that
+    Atoi accepts (``+99:99`` is a zone 4 days east), the minutes subtracted after a ``-``."""
+    hours = _atoi(name[:colon])
+    minutes = _atoi(name[colon + 1 :])
+    offset = _go_int(hours * 60 - minutes if name[0] == "-" else hours * 60 + minutes)
+    # int((time.Duration(offset) * time.Minute).Seconds()): wrapped, then through a double.
+    nanos = _go_int(offset * 60 * NANOS)
+    whole = abs(nanos) // NANOS * (-1 if nanos < 0 else 1)
+    return int(float(whole) + float(nanos - whole * NANOS) / 1e9)
+
+
 @lru_cache(maxsize=256)
-def _zone(name: str) -> dt.tzinfo:
-    m = re.fullmatch(r"([+-]?)(\d{1,2}):(\d{2})", name)
-    if m:
-        delta = dt.timedelta(hours=int(m.group(2)), minutes=int(m.group(3)))
-        return dt.timezone(-delta if m.group(1) == "-" else delta)
-    if name.upper() == "UTC":
+def _zone(name: str) -> dt.tzinfo | int:
+    """A named zone, or a fixed offset in seconds (cel-go: a name without ``:`` is
+    looked up, anything with one is an offset)."""
+    colon = name.find(":")
+    if colon >= 0:
+        return _fixed_offset(name, colon)
+    if name in ("", "UTC"):
         return dt.UTC
     try:
         return ZoneInfo(name)
@@ -141,15 +196,17 @@ def _zone(name: str) -> dt.tzinfo:
         raise CelEvaluationError(f"unknown time zone {name}") from None
 
 
-def _moment(ts: Timestamp, zone: str | None) -> dt.datetime:
+def _moment(ts: Timestamp, zone: str | None) -> _Fields:
     seconds = ts.ns // NANOS
-    moment = _EPOCH + dt.timedelta(seconds=seconds)
-    if zone is None:
-        return moment
-    try:
-        return moment.astimezone(_zone(zone))
-    except OverflowError:
-        raise CelEvaluationError("timestamp overflow") from None
+    where = 0 if zone is None else _zone(zone)
+    if isinstance(where, dt.tzinfo):
+        local = (_EPOCH + dt.timedelta(seconds=seconds)).astimezone(where)
+        offset = local.utcoffset()
+        seconds += int(offset.total_seconds()) if offset is not None else 0
+    else:
+        seconds += where
+    days, rest = divmod(seconds, 86400)
+    return _Fields(days, rest)
 
 
 def _trunc(n: int, unit: int) -> int:
@@ -177,8 +234,8 @@ def _timestamp_accessors() -> dict[str, Any]:
         "getMonth": lambda m, ts: m.month - 1,
         "getDate": lambda m, ts: m.day,
         "getDayOfMonth": lambda m, ts: m.day - 1,
-        "getDayOfWeek": lambda m, ts: (m.weekday() + 1) % 7,
-        "getDayOfYear": lambda m, ts: m.timetuple().tm_yday - 1,
+        "getDayOfWeek": lambda m, ts: m.weekday,
+        "getDayOfYear": lambda m, ts: m.yday - 1,
         "getHours": lambda m, ts: m.hour,
         "getMinutes": lambda m, ts: m.minute,
         "getSeconds": lambda m, ts: m.second,

@@ -206,16 +206,20 @@ def type_value(value: Any) -> TypeValue:
 _NUMERIC = (int, UInt, float)
 
 
-def cel_equal(a: Any, b: Any) -> bool:
+def cel_equal(a: Any, b: Any, seen: dict[tuple[int, int], bool] | None = None) -> bool:
     """CEL equality with heterogeneous semantics: numbers compare by value across types,
-    values of different kinds are simply unequal, lists and maps compare element-wise."""
+    values of different kinds are simply unequal, lists and maps compare element-wise.
+
+    ``seen`` remembers the containers already compared within one comparison: CEL values
+    are immutable, so a list shared many times (ten levels of ten references to the level
+    below) is compared once per pair, not 10**10 times."""
     ta = type(a)
     tb = type(b)
     if ta is tb:
         if ta is list:
-            return _list_equal(a, b)
+            return _list_equal(a, b, seen)
         if ta is dict:
-            return _map_equal(a, b)
+            return _map_equal(a, b, seen)
         return bool(a == b)
     if a is None or b is None:
         return False  # cel-go compares null before asking either side's Equal
@@ -226,9 +230,9 @@ def cel_equal(a: Any, b: Any) -> bool:
     if ta is bool or tb is bool:
         return False
     if isinstance(a, list) and isinstance(b, list):
-        return _list_equal(a, b)
+        return _list_equal(a, b, seen)
     if isinstance(a, dict) and isinstance(b, dict):
-        return _map_equal(a, b)
+        return _map_equal(a, b, seen)
     if value_type(a) != value_type(b):
         if ta in _VALUE_TYPES:
             # Library types (Quantity, Semver, IP...) refuse comparison with other types,
@@ -238,29 +242,47 @@ def cel_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _element_unequal(a: Any, b: Any) -> bool:
+def _element_unequal(a: Any, b: Any, seen: dict[tuple[int, int], bool]) -> bool:
     """cel-go's list and map Equal stop only at an element comparison that is False: one
     that fails (a library type against another type) does not make the containers unequal."""
     try:
-        return not cel_equal(a, b)
+        return not cel_equal(a, b, seen)
     except CelEvaluationError:
         return False
 
 
-def _list_equal(a: list[Any], b: list[Any]) -> bool:
+def _list_equal(a: list[Any], b: list[Any], seen: dict[tuple[int, int], bool] | None) -> bool:
     if len(a) != len(b):
         return False
-    return not any(_element_unequal(x, y) for x, y in zip(a, b, strict=True))
+    if seen is None:
+        seen = {}
+    pair = (id(a), id(b))
+    known = seen.get(pair)
+    if known is None:
+        known = seen[pair] = not any(
+            _element_unequal(x, y, seen) for x, y in zip(a, b, strict=True)
+        )
+    return known
 
 
-def _map_equal(a: dict[Any, Any], b: dict[Any, Any]) -> bool:
+def _map_equal(
+    a: dict[Any, Any], b: dict[Any, Any], seen: dict[tuple[int, int], bool] | None
+) -> bool:
     if len(a) != len(b):
         return False
-    for key, value in a.items():
-        other = map_get(b, key, _MISSING)
-        if other is _MISSING or _element_unequal(value, other):
-            return False
-    return True
+    if seen is None:
+        seen = {}
+    pair = (id(a), id(b))
+    known = seen.get(pair)
+    if known is None:
+        known = True
+        for key, value in a.items():
+            other = map_get(b, key, _MISSING)
+            if other is _MISSING or _element_unequal(value, other, seen):
+                known = False
+                break
+        seen[pair] = known
+    return known
 
 
 _MISSING = object()

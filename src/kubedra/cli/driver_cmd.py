@@ -91,7 +91,7 @@ def example_gpu(
             kubeconfig=kubeconfig,
             in_cluster=in_cluster,
             registry_dir=registry_dir,
-            plugins_dir=plugin_dir,
+            plugin_dir=plugin_dir,
             cdi_dir=cdi_dir,
             rolling_update_uid=rolling_update_uid,
             resync_interval=resync_interval,

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli import options
 from kubedra.cli.options import Output
 from kubedra.cli.sim_flags import PreemptionMode, PreemptionOption
@@ -43,6 +44,7 @@ def explain_pod_cmd(
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
+    max_pods: options.MaxPods = DEFAULT_MAX_PODS,
     scheduler: Annotated[
         Policy, typer.Option("--scheduler", help="default (kube-scheduler) or first-fit.")
     ] = Policy.DEFAULT,
@@ -73,6 +75,7 @@ def explain_pod_cmd(
         namespace,
         kubernetes_version,
         feature_gates,
+        max_pods=max_pods,
     )
     read = gather_shown(flags, _err, 1)
     stop_if_unreadable(read, _err, 1)

@@ -73,6 +73,14 @@ def kubelet_sim(
         Path | None, typer.Option(help="Also write the JSON report to this file.")
     ] = None,
     log_level: Annotated[str, typer.Option(help="Python logging level.")] = "WARNING",
+    state_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where the claims it prepared are remembered between runs (as the kubelet's "
+            "dra_manager_state), so that a later run unprepares those of pods that ended "
+            "meanwhile. Default: .kubelet-sim-NODE.json in --registry-dir."
+        ),
+    ] = None,
     feature_gates: Annotated[
         str | None,
         typer.Option(
@@ -85,11 +93,15 @@ def kubelet_sim(
 ) -> None:
     """Register plugins, prepare the claims of the node's running pods, unprepare when they end.
 
+    The claims it prepared are kept in --state-file, so that a later run (each --once run is
+    one) unprepares the claims of pods that ended since.
+
     Prints a JSON report (plugins, prepared claims, contract violations, failures, latencies);
     exits with 3 when it saw contract violations, with 4 when --once waited in vain for a plugin.
     """
     from kubedra.cli.options import feature_gates as parse_gates
     from kubedra.driver.kubelet_sim import KubeletSim
+    from kubedra.driver.kubelet_state import StateError, default_state_file
     from kubedra.driver.store import open_store
 
     gates = parse_gates(None, feature_gates)
@@ -103,14 +115,20 @@ def kubelet_sim(
     except StoreError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
-    sim = KubeletSim(
-        node_name,
-        registry_dir,
-        store,
-        cdi_dir,
-        call_timeout=call_timeout,
-        optional_node_operations=gates.enabled("DRAOptionalNodeOperations"),
-    )
+    try:
+        state = state_file or default_state_file(registry_dir, node_name)
+        sim = KubeletSim(
+            node_name,
+            registry_dir,
+            store,
+            cdi_dir,
+            call_timeout=call_timeout,
+            state_file=state,
+            optional_node_operations=gates.enabled("DRAOptionalNodeOperations"),
+        )
+    except StateError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

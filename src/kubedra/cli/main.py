@@ -1,4 +1,8 @@
-"""The ``kubedra`` command: one Typer app; each command group lives in its own module."""
+"""The ``kubedra`` command: one Typer app; each command group lives in its own module.
+
+The commands are listed in :data:`kubedra.cli.commands.COMMANDS` and imported only when used
+(:mod:`kubedra.cli.lazy`): this module imports nothing but typer and the shared options.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,12 @@ from typing import Annotated
 import typer
 
 from kubedra import __version__
+from kubedra.cli.commands import COMMANDS
+from kubedra.cli.lazy import lazy_group
 from kubedra.cli.options import CONTEXT_SETTINGS
 
 app = typer.Typer(
+    cls=lazy_group(COMMANDS),
     name="kubedra",
     help="Kubernetes Dynamic Resource Allocation (DRA) in Python.",
     no_args_is_help=True,
@@ -50,16 +57,11 @@ def version() -> None:
 
 
 def _register_commands() -> None:
-    """Attach the command modules. Each module exposes ``register(app)``."""
-    from kubedra.cli import commands
-
-    for register in commands.REGISTRARS:
-        register(app)
+    """Nothing to do: the app finds its commands on demand (kept for existing callers)."""
 
 
 def main() -> None:
     """Console-script entry point."""
-    _register_commands()
     app()
 
 
@@ -69,5 +71,4 @@ def kubectl_plugin() -> None:
     kubectl finds plugins as ``kubectl-<name>`` executables on PATH and runs them with the
     remaining arguments; the program name shown in help is kubectl's.
     """
-    _register_commands()
     app(prog_name="kubectl dra")

@@ -16,7 +16,9 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -28,6 +30,7 @@ if TYPE_CHECKING:  # the object model loads only when a command needs it
     from kubedra.api.io import LoadError, LoadResult
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 STDIN = "-"
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
@@ -100,6 +103,22 @@ KubernetesVersion = Annotated[
         show_default=False,
     ),
 ]
+MaxPods = Annotated[
+    int,
+    typer.Option(
+        "--max-pods",
+        min=1,
+        help="Make at most N pods of the input's workloads (Deployments, Jobs...).",
+    ),
+]
+MaxNodes = Annotated[
+    int,
+    typer.Option(
+        "--max-nodes",
+        min=1,
+        help="Add at most N nodes (plan nodes; each add-nodes step).",
+    ),
+]
 FeatureGatesOption = Annotated[
     str | None,
     typer.Option(
@@ -108,6 +127,34 @@ FeatureGatesOption = Annotated[
         show_default=False,
     ),
 ]
+
+StartTime = Annotated[
+    str | None,
+    typer.Option(
+        "--start-time",
+        help="Start the simulated clock at this RFC 3339 time (e.g. 2026-01-01T00:00:00Z) and "
+        "move it only as the simulation does, for reproducible runs (default: now, following "
+        "the wall clock).",
+        show_default=False,
+    ),
+]
+
+
+def start_time(text: str | None) -> datetime | None:
+    """``--start-time`` as a UTC instant (whole seconds); None when not given. A value that is
+    not RFC 3339 exits 2, as kubectl's flag errors."""
+    if text is None:
+        return None
+    from kubedra.cluster.clock import parse_time
+
+    if not RFC3339.fullmatch(text.strip()) or (moment := parse_time(text.strip())) is None:
+        _flag_error("--start-time", text, "not an RFC 3339 time such as 2026-01-01T00:00:00Z")
+    return moment.astimezone(UTC).replace(microsecond=0)
+
+
+def wall_clock_now() -> datetime:
+    """Now, in whole seconds (the API's timestamps have no fractions)."""
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 def input_paths(

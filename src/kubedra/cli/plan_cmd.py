@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_NODES
 from kubedra.cli import options
 
 EXIT_BAD_INPUT = 1
@@ -223,9 +224,7 @@ def nodes(
     paths: Paths = None,
     files: Files = None,
     example: Example = None,
-    max_nodes: Annotated[
-        int, typer.Option("--max-nodes", min=1, help="Add at most N nodes.")
-    ] = 100,
+    max_nodes: options.MaxNodes = DEFAULT_MAX_NODES,
     device_policy: PolicyOpt = None,
     placement: PlacementOpt = None,
     output: OutputOpt = Output.TEXT,
@@ -263,6 +262,7 @@ def what_if(
     device_policy: PolicyOpt = None,
     placement: PlacementOpt = None,
     output: OutputOpt = Output.TEXT,
+    max_nodes: options.MaxNodes = DEFAULT_MAX_NODES,
 ) -> None:
     """Apply changes (nodes, slices, class selectors, taints, ...) and show what moves."""
     from kubedra.cluster.store import StoreError
@@ -271,7 +271,7 @@ def what_if(
     from kubedra.planning.cluster import PlanInputError
 
     try:
-        steps = whatif.load_steps(steps_file)
+        steps = whatif.load_steps(steps_file, max_nodes)
     except TimelineError as error:
         raise _fail(str(error)) from None
     sim = _cluster(

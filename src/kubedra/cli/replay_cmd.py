@@ -19,6 +19,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli import options, sim_flags
 from kubedra.cli.replay_run import ReplayRequest
 from kubedra.cli.sim_flags import GangMode, Policy, PreemptionMode
@@ -84,6 +85,7 @@ def replay(
         Path | None,
         typer.Option("--series", help="Write the time series to FILE.csv.", show_default=False),
     ] = None,
+    max_pods: options.MaxPods = DEFAULT_MAX_PODS,
     keep_finished: Annotated[
         bool,
         typer.Option("--keep-finished", help="Keep finished pods in the cluster (memory)."),
@@ -218,6 +220,7 @@ def replay(
         inflate,
         until_demand,
         shuffle,
+        max_pods,
     )
     if isinstance(ctx.obj, RequestSink):
         ctx.obj.request = request

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli.sim_flags import SchedulerFlags
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class ReplayRequest:
     inflate: bool = False
     until_demand: float | None = None
     shuffle: bool = False
+    max_pods: int = DEFAULT_MAX_PODS
 
 
 @dataclass(frozen=True)
@@ -124,11 +126,12 @@ def run_request(
         request.namespace,
         request.kubernetes_version,
         request.feature_gates,
+        max_pods=request.max_pods,
     )
     read = gather_shown(flags, echo, exit_code)
     namespace = request.namespace or "default"
     try:
-        loaded = load_trace(request.trace, namespace, read.gates.release)
+        loaded = load_trace(request.trace, namespace, read.gates.release, request.max_pods)
     except TraceError as error:
         echo(f"error: {error}")
         stop_if_unreadable(read, echo, exit_code)

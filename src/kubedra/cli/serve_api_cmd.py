@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli import options
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ def serve_api(
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
+    start_time: options.StartTime = None,
+    max_pods: options.MaxPods = DEFAULT_MAX_PODS,
 ) -> None:
     """Serve the simulated cluster as a Kubernetes API on 127.0.0.1 until interrupted.
 
@@ -50,12 +53,18 @@ def serve_api(
     reports.
 
     --kubeconfig-out writes a kubeconfig for kubectl and client libraries.
+
+    The simulated clock starts now and follows the wall clock (ages and events read as
+    kubectl expects); --start-time starts it at a fixed time and moves it only as the
+    simulation does, so that a run is reproducible. Nodes report Ready, with heartbeats and
+    Leases, as healthy kubelets do.
     """
     from kubedra.apiserver import ApiServer, write_kubeconfig
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
     from kubedra.scheduler import new_simulation
 
     namespace = namespace or "default"
+    fixed_start = options.start_time(start_time)
     flags = InputFlags(
         paths,
         filename,
@@ -66,18 +75,26 @@ def serve_api(
         namespace,
         kubernetes_version,
         feature_gates,
+        max_pods=max_pods,
     )
     read = gather_shown(flags, _err, EXIT_BAD_INPUT, require=False, prefix_errors=True)
     stop_if_unreadable(read, _err, EXIT_BAD_INPUT, [*read.skipped, *read.usage])
     simulation = new_simulation(
-        namespace=namespace, features=read.features, admission=read.admission
+        namespace=namespace,
+        features=read.features,
+        admission=read.admission,
+        start=fixed_start or options.wall_clock_now(),
     )
     problems = simulation.load(read.objects, read.sources)
     for problem in problems:
         typer.echo(f"warning: {problem.source}: {problem.object}: {problem.message}", err=True)
     try:
         server = ApiServer(
-            simulation, port=port, release=read.gates.release, gate_enabled=read.gates.enabled
+            simulation,
+            port=port,
+            release=read.gates.release,
+            follow_wall_clock=fixed_start is None,
+            gate_enabled=read.gates.enabled,
         )
     except OSError as error:
         typer.echo(f"error: cannot listen on 127.0.0.1:{port}: {error.strerror}", err=True)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kubedra.api.io import LoadResult, load_paths
+from kubedra.cli import options
 
 
 def serve(
@@ -29,9 +29,14 @@ def serve(
     namespace: Annotated[
         str, typer.Option("--namespace", "-n", help="Namespace of objects that name none.")
     ] = "default",
+    start_time: options.StartTime = None,
 ) -> None:
     """Serve the page on http://HOST:PORT/ and the Kubernetes API under /k8s until
-    interrupted; only the given paths are read."""
+    interrupted; only the given paths are read.
+
+    The simulated clock starts now and follows the wall clock; --start-time fixes where it
+    starts and moves it only as the simulation does (reproducible runs)."""
+    from kubedra.api.io import LoadResult, load_paths
     from kubedra.apiserver import write_kubeconfig
     from kubedra.cli.serve_api_cmd import _example
     from kubedra.scheduler import new_simulation
@@ -52,13 +57,20 @@ def serve(
         typer.echo(f"error: {error}", err=True)
     if result.errors:
         raise typer.Exit(2)
-    simulation = new_simulation(namespace=namespace)
+    fixed_start = options.start_time(start_time)
+    simulation = new_simulation(namespace=namespace, start=fixed_start or options.wall_clock_now())
     objects = result.objects
     problems = simulation.load([o.wire for o in objects], [o.location() for o in objects])
     for problem in problems:
         typer.echo(f"warning: {problem.source}: {problem.object}: {problem.message}", err=True)
     try:
-        server = WebServer(simulation, port=port, host=host, namespace=namespace)
+        server = WebServer(
+            simulation,
+            port=port,
+            host=host,
+            namespace=namespace,
+            follow_wall_clock=fixed_start is None,
+        )
     except OSError as error:
         reason = error.strerror or str(error)
         hint = " (is another server using it? try --port 0)" if error.errno == 98 else ""

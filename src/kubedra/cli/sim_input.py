@@ -10,12 +10,13 @@ with their maturity in the release that ``--kubernetes-version``/``--feature-gat
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli import options
 from kubedra.cluster.examples import UnknownExample, example_names, example_text
 
@@ -74,9 +75,12 @@ class InputFlags:
     namespace: str | None = None
     kubernetes_version: str | None = None
     feature_gates: str | None = None
+    _: KW_ONLY
     default_cluster: bool = False
     """Read the cluster kubectl would use without flags ($KUBECONFIG, ~/.kube/config,
     in-cluster): set when nothing else names the input."""
+    max_pods: int = DEFAULT_MAX_PODS
+    """The most pods the input's workloads may make (``--max-pods``)."""
 
     @property
     def live(self) -> bool:
@@ -123,7 +127,7 @@ def gather(flags: InputFlags) -> SimInput:
         inputs, input_errors = options.input_paths(flags.paths, flags.filenames, flags.recursive)
         loaded.entries += input_errors
         loaded.entries += load_paths(inputs, **request).entries
-    _collect(loaded, result)
+    _collect(loaded, result, flags.max_pods)
     return result
 
 
@@ -181,11 +185,15 @@ def _read_live(flags: InputFlags, result: SimInput) -> LoadResult | None:
     return snapshot.load("cluster")
 
 
-def _collect(loaded: LoadResult, result: SimInput) -> None:
-    """Objects, expanded workloads and skipped kinds, in input order; then feature usage."""
+def _collect(loaded: LoadResult, result: SimInput, max_pods: int = DEFAULT_MAX_PODS) -> None:
+    """Objects, expanded workloads and skipped kinds, in input order; then feature usage.
+
+    A workload whose replica counts do not decode or validate is an error, and so is input
+    whose workloads would make more than ``max_pods`` pods (counted before any is made)."""
     from kubedra.api.io import LoadedObject, LoadError
     from kubedra.api.io.decoding import object_name
-    from kubedra.api.workloads import expand_pods, is_workload
+    from kubedra.api.validation import format_invalid
+    from kubedra.api.workloads import Taken, check_fields, expand_pods, is_workload, pod_count
     from kubedra.features import describe_feature_usage, feature_warnings
 
     nodes = [
@@ -193,6 +201,13 @@ def _collect(loaded: LoadResult, result: SimInput) -> None:
         for entry in loaded.entries
         if isinstance(entry, LoadedObject) and entry.kind == "Node"
     ]
+    # Names of the input's own pods: generated names are drawn again on a collision.
+    taken: Taken = {
+        (entry.wire["metadata"].get("namespace"), entry.wire["metadata"]["name"])
+        for entry in loaded.entries
+        if isinstance(entry, LoadedObject) and entry.kind == "Pod"
+    }
+    made = 0
     described: list[dict[str, Any]] = []
     for entry in loaded.entries:
         if isinstance(entry, LoadError):
@@ -202,8 +217,25 @@ def _collect(loaded: LoadResult, result: SimInput) -> None:
             result.sources.append(entry.location())
             described.append(entry.wire)
         elif is_workload(entry.content):
-            pods = expand_pods(entry.content, nodes=nodes)
             name = object_name(entry.content)
+            fields = check_fields(entry.content)
+            if fields.decode_error is not None:
+                result.errors.append(f"{entry.location()}: {fields.decode_error}")
+                continue
+            if fields.errors:
+                invalid = format_invalid(entry.content, fields.errors)
+                result.errors.append(f"{invalid}\n  in {entry.location()}")
+                continue
+            count = pod_count(entry.content, nodes)
+            if made + count > max_pods:
+                before = f" ({made} before it)" if made else ""
+                result.errors.append(
+                    f"{entry.location()}: {name} makes {count} pods{before}: more than "
+                    f"the {max_pods} one command makes (raise the bound with --max-pods)"
+                )
+                continue
+            made += count
+            pods = expand_pods(entry.content, nodes=nodes, taken=taken)
             noun = "pod" if len(pods) == 1 else "pods"
             result.expanded.append(f"{entry.location()}: {name} makes {len(pods)} {noun}")
             described.append(entry.content)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from kubedra.api.limits import DEFAULT_MAX_NODES, DEFAULT_MAX_PODS
 from kubedra.cli import options, sim_flags
 from kubedra.cli.options import Output
 from kubedra.cli.sim_flags import GangMode, Policy, PreemptionMode
@@ -44,6 +45,8 @@ def simulate(
     context: options.Context = None,
     kubernetes_version: options.KubernetesVersion = None,
     feature_gates: options.FeatureGatesOption = None,
+    max_pods: options.MaxPods = DEFAULT_MAX_PODS,
+    max_nodes: options.MaxNodes = DEFAULT_MAX_NODES,
     scheduler: sim_flags.SchedulerOption = Policy.DEFAULT,
     seed: sim_flags.SeedOption = None,
     events: Annotated[
@@ -109,15 +112,16 @@ def simulate(
         namespace,
         kubernetes_version,
         feature_gates,
+        max_pods=max_pods,
     )
     read = gather_shown(flags, echo, EXIT_BAD_INPUT)
     steps: list[Any] = []
     what_if_steps: list[Any] = []
     try:
         if events is not None:
-            steps = load_steps(events)
+            steps = load_steps(events, max_nodes)
         if what_if is not None:
-            what_if_steps = load_steps(what_if)
+            what_if_steps = load_steps(what_if, max_nodes)
     except TimelineError as error:
         err.print(f"error: {error}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -13,6 +13,9 @@ class SimClock:
 
     def __init__(self, start: datetime = START) -> None:
         self._now = start
+        # The last timestamp() and the time it is for: the control plane stamps several
+        # objects per pod while the clock stands still, and strftime is not cheap.
+        self._stamp: tuple[datetime, str] | None = None
 
     def now(self) -> datetime:
         return self._now
@@ -30,7 +33,18 @@ class SimClock:
 
     def timestamp(self) -> str:
         """``now`` as the API writes a metav1.Time (RFC 3339, whole seconds, UTC)."""
-        return format_time(self._now)
+        stamp = self._stamp
+        if stamp is None or stamp[0] is not self._now:
+            stamp = self._stamp = (self._now, format_time(self._now))
+        return stamp[1]
+
+
+def go_seconds(seconds: int) -> timedelta:
+    """``time.Duration(seconds) * time.Second`` as Go computes it: int64 nanoseconds that
+    wrap past 292 years (a toleration of 2**63 - 1 seconds is a short or negative wait
+    upstream, never an overflow)."""
+    nanos = (seconds * 1_000_000_000 + 2**63) % 2**64 - 2**63
+    return timedelta(microseconds=nanos // 1000)
 
 
 def format_time(moment: datetime) -> str:

@@ -1,8 +1,13 @@
-"""A simulated kubelet: a pod bound to a node starts running once its claims are ready.
+"""A simulated kubelet: a pod bound to a node starts running once its claims are ready, and
+stops when it is deleted.
 
 Like the kubelet, it waits until every claim of the pod exists, is allocated and is reserved
 for the pod (NodePrepareResources needs that); then the pod gets ``phase: Running``, the
-usual conditions and one running status per container. Nothing ever stops or fails.
+usual conditions and one running status per container. A running pod that gets a
+deletionTimestamp (a graceful deletion through the API) is stopped at once, as containers
+that exit on SIGTERM: its containers terminate with exit code 0, the pod's phase becomes
+Succeeded (the kubelet makes a deleted pod terminal), and the kubelet then deletes it with no
+grace period. Nothing ever fails.
 
 It logs the DRA node operations it would call (``node_operations``): NodePrepareResources per
 claim and driver when a pod starts, NodeUnprepareResources when the last pod of the node
@@ -20,7 +25,12 @@ from typing import Any
 from kubedra.api import nodeops
 from kubedra.cluster.clock import SimClock
 from kubedra.cluster.events import Event
-from kubedra.cluster.podclaims import ClaimNotCreated, claim_name, is_reserved_for_pod
+from kubedra.cluster.podclaims import (
+    TERMINAL_PHASES,
+    ClaimNotCreated,
+    claim_name,
+    is_reserved_for_pod,
+)
 from kubedra.cluster.store import Store
 from kubedra.cluster.workqueue import WorkQueue
 
@@ -71,24 +81,68 @@ class Kubelet:
             if OPTIONAL_NODE_OPERATIONS not in declared:
                 self._undeclared.add(meta["name"])
         if event.kind == "Pod":
-            if _wants_start(obj):
+            if _wants_start(obj) or _wants_stop(obj):
                 self.queue.add((meta["namespace"], meta["name"]))
         elif event.kind == "ResourceClaim":
             for key in self._waiting.pop(f"{meta['namespace']}/{meta['name']}", ()):
                 self.queue.add(key)
 
     def sync(self) -> bool:
-        """Declare node features, start every bound pod that can start; True on a change."""
-        started = self._declare_features()
+        """Declare node features, start every bound pod that can start, stop every deleted
+        one; True on a change."""
+        changed = self._declare_features()
         while self.queue:
             key = self.queue.pop()
             assert key is not None
             pod = self.store.get("Pod", key[1], key[0])
-            if pod is not None and _wants_start(pod) and self._claims_ready(pod):
+            if pod is None:
+                continue
+            if _wants_stop(pod):
+                self._stop(pod)
+                changed = True
+            elif _wants_start(pod) and self._claims_ready(pod):
                 self._prepare(pod)
                 self.store.update(pod | {"status": self._running_status(pod)})
-                started = True
-        return started
+                changed = True
+        return changed
+
+    def _stop(self, pod: dict[str, Any]) -> None:
+        """Stop the containers, report the pod terminal, then delete it for good."""
+        meta = pod["metadata"]
+        if (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES:
+            pod = self.store.update(pod | {"status": self._stopped_status(pod)})
+        if self.store.get("Pod", meta["name"], meta["namespace"]) is pod:
+            self.store.delete("Pod", meta["name"], meta["namespace"], grace_period_seconds=0)
+
+    def _stopped_status(self, pod: dict[str, Any]) -> dict[str, Any]:
+        now = self.clock.timestamp()
+        status = dict(pod.get("status") or {})
+        conditions = []
+        for condition in status.get("conditions") or []:
+            if (
+                condition.get("type") in ("Ready", "ContainersReady")
+                and condition.get("status") != "False"
+            ):
+                condition = {
+                    **condition,
+                    "status": "False",
+                    "reason": "PodCompleted",
+                    "lastTransitionTime": now,
+                }
+            conditions.append(condition)
+        status["conditions"] = conditions
+        status["phase"] = "Succeeded"
+        statuses = []
+        for container in status.get("containerStatuses") or []:
+            started = ((container.get("state") or {}).get("running") or {}).get("startedAt")
+            terminated = {"exitCode": 0, "reason": "Completed", "finishedAt": now}
+            if started:
+                terminated["startedAt"] = started
+            statuses.append(
+                {**container, "ready": False, "started": False, "state": {"terminated": terminated}}
+            )
+        status["containerStatuses"] = statuses
+        return status
 
     def register(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A Node as its kubelet registers it: with the features it declares (the others are
@@ -218,6 +272,11 @@ class Kubelet:
             for container in pod["spec"].get("containers") or []
         ]
         return status
+
+
+def _wants_stop(pod: dict[str, Any]) -> bool:
+    """Deleted while bound to a node: the kubelet stops it (the deletion waits for that)."""
+    return "deletionTimestamp" in pod["metadata"] and bool((pod.get("spec") or {}).get("nodeName"))
 
 
 def _wants_start(pod: dict[str, Any]) -> bool:

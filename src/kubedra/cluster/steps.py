@@ -26,20 +26,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubedra.api.io import load_paths, load_text
+from kubedra.api.limits import DEFAULT_MAX_NODES
 from kubedra.api.validation.api import validate_object
 from kubedra.cluster.nodetemplate import TemplateError, instantiate, split_template
 from kubedra.cluster.podcopy import copy_of
 from kubedra.cluster.simulation import Simulation
 from kubedra.cluster.timeline import (
     ACTIONS,
+    ElapsedTime,
     Step,
     TimelineError,
     build_action,
     parse_duration,
     parse_step,
+    read_steps_file,
 )
 
 OWN = ("add-nodes", "drain", "remove-node", "add-slice", "remove-slice", "set-class-selector")
@@ -81,7 +82,7 @@ def _drain(value: Any, where: str, remove: bool, recreate: bool = True) -> Built
     return f"{'remove-node' if remove else 'drain'} {node_name}", run
 
 
-def _add_nodes(value: Any, where: str, base_dir: Path) -> Built:
+def _add_nodes(value: Any, where: str, base_dir: Path, max_nodes: int) -> Built:
     if not isinstance(value, dict) or not value.get("template"):
         raise TimelineError(f"{where}.template: required (a Node and its ResourceSlices)")
     unknown = [k for k in value if k not in ("template", "count", "name")]
@@ -90,6 +91,11 @@ def _add_nodes(value: Any, where: str, base_dir: Path) -> Built:
     count = value.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         raise TimelineError(f"{where}.count: a whole number of at least 1")
+    if count > max_nodes:
+        raise TimelineError(
+            f"{where}.count: {count} nodes, more than the {max_nodes} a step may add "
+            "(raise the bound with --max-nodes)"
+        )
     path = Path(str(value["template"]))
     if not path.is_absolute():
         path = base_dir / path
@@ -192,7 +198,6 @@ def _set_class_selector(value: Any, where: str, base_dir: Path) -> Built:
 
 
 _OWN_BUILDERS: dict[str, Callable[[Any, str, Path], Built]] = {
-    "add-nodes": _add_nodes,
     "add-slice": _add_slice,
     "remove-slice": _remove_slice,
     "set-class-selector": _set_class_selector,
@@ -200,22 +205,34 @@ _OWN_BUILDERS: dict[str, Callable[[Any, str, Path], Built]] = {
 
 
 def build(
-    name: str, value: Any, where: str, base_dir: Path, *, recreate_drained: bool = True
+    name: str,
+    value: Any,
+    where: str,
+    base_dir: Path,
+    *,
+    recreate_drained: bool = True,
+    max_nodes: int = DEFAULT_MAX_NODES,
 ) -> Built:
     """The description and action of the step ``name`` (one of ALL) with its ``value``;
     ``where`` names it in errors, ``base_dir`` is where relative file names start; drained
-    pods are created again unbound unless ``recreate_drained`` is false. Raises
-    TimelineError."""
+    pods are created again unbound unless ``recreate_drained`` is false; an ``add-nodes``
+    step adds at most ``max_nodes`` nodes. Raises TimelineError."""
     if name in ("drain", "remove-node"):
         return _drain(value, where, remove=name == "remove-node", recreate=recreate_drained)
+    if name == "add-nodes":
+        return _add_nodes(value, where, base_dir, max_nodes)
     if name in _OWN_BUILDERS:
         return _OWN_BUILDERS[name](value, where, base_dir)
     description, action = build_action(name, value, where)
     return description, action
 
 
-def parse_steps(data: Any, source: str, base_dir: Path) -> list[Step]:
-    """The steps of a what-if or events file; raises TimelineError naming step and field."""
+def parse_steps(
+    data: Any, source: str, base_dir: Path, max_nodes: int = DEFAULT_MAX_NODES
+) -> list[Step]:
+    """The steps of a what-if or events file; raises TimelineError naming step and field.
+    An ``add-nodes`` step adds at most ``max_nodes`` nodes, and the steps together let at
+    most one time.Duration pass."""
     if isinstance(data, dict) and "steps" in data:
         data = data["steps"]
     if data is None:
@@ -223,6 +240,7 @@ def parse_steps(data: Any, source: str, base_dir: Path) -> list[Step]:
     if not isinstance(data, list):
         raise TimelineError(f"{source}: a list of steps (or a map with steps)")
     steps: list[Step] = []
+    elapsed = ElapsedTime()
     for i, raw in enumerate(data):
         where = f"{source}: step {i + 1}"
         if not isinstance(raw, dict):
@@ -238,19 +256,17 @@ def parse_steps(data: Any, source: str, base_dir: Path) -> list[Step]:
         name = actions[0]
         if name not in OWN:
             steps.append(parse_step(i, raw, where))
-            continue
-        after = parse_duration(raw.get("after", 0), f"{where}.after")
-        description, action = build(name, raw[name], f"{where}.{name}", base_dir)
-        steps.append(Step(i, description, after, action))
+        else:
+            after = parse_duration(raw.get("after", 0), f"{where}.after")
+            description, action = build(
+                name, raw[name], f"{where}.{name}", base_dir, max_nodes=max_nodes
+            )
+            steps.append(Step(i, description, after, action))
+        elapsed.add(raw, where)
     return steps
 
 
-def load_steps(path: Path) -> list[Step]:
-    """Read and check every step of a file; raises TimelineError."""
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise TimelineError(f"{path}: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        raise TimelineError(f"{path}: YAML syntax error: {error}") from None
-    return parse_steps(data, str(path), path.parent)
+def load_steps(path: Path, max_nodes: int = DEFAULT_MAX_NODES) -> list[Step]:
+    """Read (as manifests are read: bounded) and check every step of a file; raises
+    TimelineError."""
+    return parse_steps(read_steps_file(path), str(path), path.parent, max_nodes)

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import builtins
 import random
-import uuid
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from kubedra.api.defaults import apply_defaults
 from kubedra.api.validation import FieldError, format_invalid, validate_object
 from kubedra.cluster.admission import Admission, AdmissionError
-from kubedra.cluster.clock import SimClock
+from kubedra.cluster.clock import SimClock, format_time
 from kubedra.cluster.events import Event, EventType
 from kubedra.cluster.kinds import KINDS, KindInfo
 from kubedra.gofmt import quote
@@ -166,12 +166,25 @@ class Store:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def create(self, obj: dict[str, Any], *, admit: bool = True) -> dict[str, Any]:
+    def create(
+        self, obj: dict[str, Any], *, admit: bool = True, dry_run: bool = False
+    ) -> dict[str, Any]:
         """Create ``obj`` as the apiserver would; return the stored object.
 
         ``admit=False`` restores an object that passed admission where it came from (an export
         of a live cluster): defaulting and validation still apply, admission does not.
+        ``dry_run`` (``?dryRun=All``) checks everything and returns the object as it would be
+        stored (with no resourceVersion), changing nothing: no name or uid is used up either.
         """
+        if dry_run:
+            random_state = self._rng.getstate()
+            try:
+                return self._create(obj, admit, dry_run=True)
+            finally:
+                self._rng.setstate(random_state)
+        return self._create(obj, admit, dry_run=False)
+
+    def _create(self, obj: dict[str, Any], admit: bool, dry_run: bool) -> dict[str, Any]:
         info = self._kind_of(obj)
         meta = dict(meta_of(obj))
         if meta.get("resourceVersion"):
@@ -206,11 +219,16 @@ class Store:
             raise already_exists(info, name)
         stored_meta = dict(defaulted["metadata"])
         stored_meta["uid"] = self._uid()
-        stored_meta["resourceVersion"] = self._next_version()
+        if not dry_run:
+            stored_meta["resourceVersion"] = self._next_version()
         stored_meta["creationTimestamp"] = self.clock.timestamp()
         defaulted["metadata"] = stored_meta
         if info.kind == "Pod" and not isinstance(defaulted.get("status"), dict):
             defaulted["status"] = {"phase": "Pending", "qosClass": qos_class(defaulted)}
+        elif info.kind == "Pod" and not defaulted["status"].get("phase"):
+            defaulted["status"] = {**defaulted["status"], "phase": "Pending"}  # as the API does
+        if dry_run:
+            return defaulted
         objects[key] = defaulted
         self._by_uid[stored_meta["uid"]] = (info.kind, key)
         for ref in stored_meta.get("ownerReferences") or []:
@@ -219,8 +237,12 @@ class Store:
         self._emit("ADDED", info.kind, defaulted, None)
         return defaulted
 
-    def update(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """Replace the stored object; a set resourceVersion must be the current one."""
+    def update(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        """Replace the stored object; a set resourceVersion must be the current one.
+
+        ``dry_run`` returns the object as it would be stored (its resourceVersion unchanged)
+        and changes nothing.
+        """
         info = self._kind_of(obj)
         meta = meta_of(obj)
         name = str(meta.get("name") or "")
@@ -243,20 +265,38 @@ class Store:
                 new_meta[field] = old_meta[field]
         if "deletionTimestamp" in old_meta:
             new_meta["deletionGracePeriodSeconds"] = old_meta.get("deletionGracePeriodSeconds", 0)
+        if dry_run:
+            new_meta["resourceVersion"] = old_meta["resourceVersion"]
+            return {**obj, "metadata": new_meta}
         if new_meta.get("ownerReferences") != old_meta.get("ownerReferences"):
             self._reindex_owners(info.kind, key, old_meta, new_meta)
         new_meta["resourceVersion"] = self._next_version()
         new = dict(obj)
         new["metadata"] = new_meta
         objects[key] = new
-        if "deletionTimestamp" in new_meta and not new_meta.get("finalizers"):
+        if _deletion_due(new_meta):
             self._remove(info.kind, key, new)
             return new
         self._emit("MODIFIED", info.kind, new, old)
         return new
 
-    def delete(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+    def delete(
+        self,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        grace_period_seconds: int | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any] | None:
         """Delete: with finalizers the object only gets a deletionTimestamp.
+
+        ``grace_period_seconds`` (the API's DeleteOptions) makes the deletion of a pod that
+        runs on a node graceful, as the apiserver does: the pod gets a deletionTimestamp that
+        far ahead and stays until its kubelet has stopped it (kubedra.cluster.kubelet), which
+        then deletes it with no grace period. None (the simulation's own deletions) or 0
+        deletes at once. ``dry_run`` returns the object as the deletion would leave it and
+        changes nothing.
 
         Returns the object's last state (None when it did not exist, like a 404 ignored).
         """
@@ -266,20 +306,31 @@ class Store:
         if obj is None:
             return None
         meta = obj["metadata"]
-        if meta.get("finalizers"):
-            if "deletionTimestamp" in meta:
-                return obj
-            new_meta = dict(meta)
-            new_meta["deletionTimestamp"] = self.clock.timestamp()
-            new_meta["deletionGracePeriodSeconds"] = 0
-            new_meta["resourceVersion"] = self._next_version()
-            new = dict(obj)
-            new["metadata"] = new_meta
-            self._objects[kind][key] = new
-            self._emit("MODIFIED", kind, new, obj)
+        grace = grace_period_seconds or 0
+        if kind != "Pod" or not _runs_on_node(obj):
+            grace = 0
+        if "deletionTimestamp" in meta:
+            pending = int(meta.get("deletionGracePeriodSeconds") or 0)
+            if grace >= pending:
+                return obj  # already being deleted, at least as soon
+        elif not grace and not meta.get("finalizers"):
+            if not dry_run:
+                self._remove(kind, key, obj)
+            return obj
+        new_meta = dict(meta)
+        new_meta["deletionTimestamp"] = format_time(self.clock.now() + timedelta(seconds=grace))
+        new_meta["deletionGracePeriodSeconds"] = grace
+        if dry_run:
+            return {**obj, "metadata": new_meta}
+        new_meta["resourceVersion"] = self._next_version()
+        new = dict(obj)
+        new["metadata"] = new_meta
+        self._objects[kind][key] = new
+        if _deletion_due(new_meta):
+            self._remove(kind, key, new)
             return new
-        self._remove(kind, key, obj)
-        return obj
+        self._emit("MODIFIED", kind, new, obj)
+        return new
 
     # --- internals -------------------------------------------------------------------------
 
@@ -350,7 +401,13 @@ class Store:
         return str(self._version)
 
     def _uid(self) -> str:
-        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+        """A version 4 UUID from the seeded generator: ``str(uuid.UUID(int=bits, version=4))``
+        spelled out, since building the UUID object cost twice as much as the formatting."""
+        n = self._rng.getrandbits(128)
+        n = (n & ~(0xC000 << 48)) | (0x8000 << 48)  # variant RFC 4122
+        n = (n & ~(0xF000 << 64)) | (4 << 76)  # version 4
+        h = f"{n:032x}"
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def random_suffix(self, length: int = 5) -> str:
         """Random characters as apimachinery's utilrand.String makes them (seeded here)."""
@@ -389,6 +446,21 @@ class Store:
         if not info.namespaced:
             return ("", name)
         return (namespace or self.namespace, name)
+
+
+def _deletion_due(meta: dict[str, Any]) -> bool:
+    """A deleted object goes once no finalizer holds it and no grace period is running."""
+    return (
+        "deletionTimestamp" in meta
+        and not meta.get("finalizers")
+        and not meta.get("deletionGracePeriodSeconds")
+    )
+
+
+def _runs_on_node(pod: dict[str, Any]) -> bool:
+    """Bound and not finished: a kubelet has containers to stop (else deletion is at once)."""
+    phase = (pod.get("status") or {}).get("phase")
+    return bool((pod.get("spec") or {}).get("nodeName")) and phase not in ("Succeeded", "Failed")
 
 
 def qos_class(pod: dict[str, Any]) -> str:

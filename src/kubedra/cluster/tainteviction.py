@@ -10,10 +10,10 @@ controller then releases its claims.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from kubedra.cluster.clock import SimClock, parse_time
+from kubedra.cluster.clock import SimClock, go_seconds, parse_time
 from kubedra.cluster.events import Event
 from kubedra.cluster.podclaims import is_for_pod, is_reserved_for_pod, pod_claim_names
 from kubedra.cluster.store import Store
@@ -179,7 +179,7 @@ class DeviceTaintEvictionController:
                 if forever:
                     continue
                 added = parse_time(str(taint.get("timeAdded") or "")) or self.clock.now()
-                at = added + timedelta(seconds=seconds or 0)
+                at = added + go_seconds(seconds or 0)
                 if earliest is None or at < earliest:
                     earliest = at
         return earliest

@@ -25,15 +25,15 @@ such as ``90s``, ``5m``, ``1h`` to let pass before the step):
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubedra.api.io import load_text
+from kubedra.api.limits import MAX_DURATION_SECONDS, MAX_DURATION_TEXT
 from kubedra.api.validation.resource_common import DEVICE_TAINT_EFFECTS
 from kubedra.cluster.kinds import KINDS
 
@@ -43,7 +43,6 @@ Action = Callable[[Any], None]
 ACTIONS = ("create", "delete", "taint", "untaint", "cordon", "uncordon", "condition", "wait")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
-MAX_DURATION_SECONDS = (2**63 - 1) / 1e9
 """Go's ``time.Duration`` (int64 nanoseconds) ends at about 292 years; so do durations here,
 which keeps every later clock computation finite."""
 
@@ -61,8 +60,9 @@ class Step:
 
 
 def parse_duration(value: Any, where: str) -> float:
-    """Seconds from a number or a duration (``90s``, ``5m``, ``2h``, ``1d``, ``250ms``); a
-    negative, infinite, NaN or too long one is a TimelineError naming ``where``."""
+    """Seconds, from a number of seconds or ``90s``/``5m``/``2h``/``1d``/``250ms``: finite,
+    not negative, and at most what Go's time.Duration holds (int64 nanoseconds, 292 years), as
+    every span of time Kubernetes keeps. Traces and step files all read durations here."""
     if isinstance(value, bool):
         raise TimelineError(f"{where}: not a duration: {value!r}")
     if isinstance(value, int):
@@ -74,26 +74,54 @@ def parse_duration(value: Any, where: str) -> float:
         if match is None:
             raise TimelineError(f"{where}: not a duration (like 30, 90s, 5m, 1h, 1d): {value!r}")
         seconds = float(match.group(1)) * _UNIT[match.group(2)]
-    if seconds != seconds:  # NaN
+    if math.isnan(seconds):
         raise TimelineError(f"{where}: not a duration: {value!r}")
     if seconds < 0:
         raise TimelineError(f"{where}: must not be negative")
     if seconds > MAX_DURATION_SECONDS:
-        raise TimelineError(f"{where}: longer than the longest duration (about 292 years)")
+        raise TimelineError(
+            f"{where}: {value!r} is longer than a duration may be "
+            f"(at most {MAX_DURATION_TEXT}, Go's time.Duration)"
+        )
     return seconds
+
+
+class ElapsedTime:
+    """The time a file's steps let pass so far (``after`` and ``wait``), bounded as one
+    duration: the simulated clock never runs past what a time.Duration holds."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def add(self, raw: dict[str, Any], where: str) -> None:
+        """Count a step's ``after`` and ``wait`` (already checked one by one)."""
+        for key in ("after", "wait"):
+            if key in raw:
+                self.seconds += parse_duration(raw[key], f"{where}.{key}")
+        if self.seconds > MAX_DURATION_SECONDS:
+            raise TimelineError(
+                f"{where}: the steps up to here let more time pass than a duration holds "
+                f"(at most {MAX_DURATION_TEXT}, Go's time.Duration)"
+            )
+
+
+def read_steps_file(path: str | Path) -> Any:
+    """The one YAML (or JSON) document of a steps file, read as manifests are: a regular
+    file of bounded size, aliases that do not expand past the text, no deep nesting."""
+    from kubedra.api.io.reading import LoadError, read_documents
+
+    documents = list(read_documents(Path(path)))
+    problems = [d for d in documents if isinstance(d, LoadError)]
+    if problems:
+        raise TimelineError(str(problems[0]))
+    if len(documents) > 1:
+        raise TimelineError(f"{path}: one YAML document of steps, not {len(documents)}")
+    return documents[0].content if documents else None  # type: ignore[union-attr]
 
 
 def load_timeline(path: str | Path) -> list[Step]:
     """Read and check every step of a timeline file; raises TimelineError."""
-    try:
-        text = Path(path).read_text()
-    except OSError as error:
-        raise TimelineError(f"{path}: {error.strerror or error}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise TimelineError(f"{path}: YAML syntax error: {error}") from None
-    return parse_timeline(data, str(path))
+    return parse_timeline(read_steps_file(path), str(path))
 
 
 def parse_timeline(data: Any, source: str = "<events>") -> list[Step]:
@@ -103,7 +131,13 @@ def parse_timeline(data: Any, source: str = "<events>") -> list[Step]:
         return []
     if not isinstance(data, list):
         raise TimelineError(f"{source}: a timeline is a list of steps (or a map with steps)")
-    return [parse_step(i, raw, f"{source}: step {i + 1}") for i, raw in enumerate(data)]
+    elapsed = ElapsedTime()
+    steps = []
+    for i, raw in enumerate(data):
+        step = parse_step(i, raw, f"{source}: step {i + 1}")
+        elapsed.add(raw, f"{source}: step {i + 1}")
+        steps.append(step)
+    return steps
 
 
 def parse_step(index: int, raw: Any, where: str) -> Step:

@@ -49,6 +49,29 @@ def _load(path: Path) -> dict[str, Any]:
     return data
 
 
+def _render(result: Mapping[str, Any]) -> str:
+    """``result`` as indented JSON with each entry of a top-level list on a line of its own.
+
+    json's indenting encoder is pure Python: for a schedule case of thousands of pods it took
+    a quarter of the whole ``conformance eval``. Each line here comes from its C encoder.
+    """
+    lines = ["{"]
+    last = len(result) - 1
+    for i, (key, value) in enumerate(result.items()):
+        comma = "," if i < last else ""
+        if isinstance(value, list) and value:
+            lines.append(f"  {json.dumps(key)}: [")
+            end = len(value) - 1
+            lines.extend(
+                f"    {json.dumps(item)}{',' if j < end else ''}" for j, item in enumerate(value)
+            )
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
 def _case_files(paths: list[Path]) -> Iterator[Path]:
     for path in paths:
         if path.is_dir():
@@ -67,7 +90,7 @@ def eval_command(
     except _BAD_INPUT as err:
         typer.echo(f"error: {case_file}: {err}", err=True)
         raise typer.Exit(2) from None
-    typer.echo(json.dumps(result, indent=2))
+    typer.echo(_render(result))
 
 
 def _check(case: Mapping[str, Any], result: Mapping[str, Any]) -> list[tuple[str, list[str], str]]:

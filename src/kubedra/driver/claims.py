@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
+from kubedra.api.io.decoding import SUPPORTED_KINDS, DecodeError, decode_lenient
 from kubedra.api.naming import byte_len, is_dns1123_label, is_dns1123_subdomain
 from kubedra.driver.types import AllocatedDevice, ClaimRef, OpaqueConfig, PrepareClaim
 from kubedra.gofmt import quote
@@ -127,6 +128,26 @@ def allocated_devices(claim: dict[str, Any], driver: str) -> tuple[AllocatedDevi
     return tuple(devices)
 
 
+def decoded_claim(claim: Any, ref: ClaimRef) -> dict[str, Any]:
+    """The claim as the apiserver would hand it out: decoded into resource.k8s.io/v1 with
+    every field of the right type (a cluster directory holds whatever was written, e.g. a
+    ``config`` that is a string); raises :class:`ClaimLookupError` naming the field."""
+    if not isinstance(claim, dict):
+        raise ClaimLookupError(f"claim {ref}: not an object")
+    content = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", **claim}
+    version = content["apiVersion"]
+    if content["kind"] != "ResourceClaim" or (
+        not isinstance(version, str) or (version, "ResourceClaim") not in SUPPORTED_KINDS
+    ):
+        raise ClaimLookupError(
+            f"claim {ref}: not a ResourceClaim ({content['apiVersion']}, {content['kind']})"
+        )
+    try:
+        return decode_lenient(content)[0]
+    except DecodeError as error:
+        raise ClaimLookupError(f"claim {ref}: {error}") from None
+
+
 def lookup_claim(source: ClaimSource, ref: ClaimRef, driver: str) -> PrepareClaim:
     """Fetch and check one claim; raises :class:`ClaimLookupError` with the reason."""
     try:
@@ -135,6 +156,7 @@ def lookup_claim(source: ClaimSource, ref: ClaimRef, driver: str) -> PrepareClai
         raise ClaimLookupError(f"retrieve claim {ref}: {error}") from error
     if claim is None:
         raise ClaimLookupError(f"retrieve claim {ref}: not found")
+    claim = decoded_claim(claim, ref)
     uid = (claim.get("metadata") or {}).get("uid")
     if uid != ref.uid:
         raise ClaimLookupError(f"claim {ref} got replaced (UID {uid!r}, expected {ref.uid!r})")

@@ -105,6 +105,9 @@ class PluginHelper:
                 looked_up.append(lookup_claim(self.claims, ref, self.driver_name))
             except ClaimLookupError as error:
                 answers[ref.uid] = PrepareResult(error=str(error))
+            except Exception as error:  # a bug on one claim's data must not fail the batch
+                log.exception("looking up claim %s failed", ref)
+                answers[ref.uid] = PrepareResult(error=f"claim {ref}: internal error: {error}")
         if not looked_up:
             return answers
         with self.serialized():

@@ -9,7 +9,9 @@ It does what the kubelet's DRA manager does, and reports every contract violatio
   and checks the answer: every claim UID answered, per-claim errors inside the response,
   devices that belong to the claim's allocation, request names of the claim, and CDI device
   IDs that exist in valid spec files of the CDI directory;
-- unprepares claims once no running pod on the node needs them (even if the claim is gone);
+- unprepares claims once no running pod on the node needs them (even if the claim is gone),
+  also after a restart: with a state file, the claims it prepared are remembered between runs,
+  as the kubelet checkpoints its DRA manager's claim cache;
 - with DRAOptionalNodeOperations (KEP-5945) on, skips NodePrepareResources or
   NodeUnprepareResources for a driver when every allocated device of that driver in the claim
   skips it (``skipNodeOperations`` copied from the ResourceSlice into the allocation result);
@@ -25,7 +27,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ from kubedra.api.validation.resource_common import validate_driver_name
 from kubedra.driver import metadata as devmeta
 from kubedra.driver.cdi import CDIError, index_devices, load_spec_file, parse_qualified_name
 from kubedra.driver.claims import base_request
+from kubedra.driver.kubelet_state import PreparedClaim, StateError, load_state, save_state
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2 as health_v1_pb2
 from kubedra.driver.proto import kubedra_dra_health_v1_pb2_grpc as health_v1_grpc
 from kubedra.driver.proto import kubedra_dra_health_v1alpha1_pb2 as health_pb2
@@ -54,7 +57,7 @@ from kubedra.driver.server import (
     MAX_SOCKET_PATH,
     PLUGIN_TYPE,
 )
-from kubedra.driver.store import ClusterStore
+from kubedra.driver.store import ClusterStore, StoreError
 from kubedra.driver.types import ClaimRef
 
 log = logging.getLogger(__name__)
@@ -102,18 +105,6 @@ class Plugin:
     health_service: str = ""
 
 
-@dataclass
-class PreparedClaim:
-    ref: ClaimRef
-    drivers: set[str]
-    cdi_device_ids: list[str] = field(default_factory=list)
-    # Drivers whose NodePrepareResources (NodeUnprepareResources) was skipped (KEP-5945).
-    skipped_prepare: set[str] = field(default_factory=set)
-    skip_unprepare: set[str] = field(default_factory=set)
-    # What containers would read: one entry per device metadata mount (KEP-5304).
-    device_metadata: list[dict[str, Any]] = field(default_factory=list)
-
-
 def _active(pod: dict[str, Any]) -> bool:
     phase = (pod.get("status") or {}).get("phase")
     return phase not in ("Succeeded", "Failed") and not (pod.get("metadata") or {}).get(
@@ -155,8 +146,11 @@ class KubeletSim:
         cdi_dir: Path,
         *,
         call_timeout: float = 10.0,
+        state_file: Path | None = None,
         optional_node_operations: bool = False,
     ) -> None:
+        """``state_file`` keeps the prepared claims between runs (read here, rewritten on every
+        change; :class:`kubedra.driver.kubelet_state.StateError` when it is unusable)."""
         self.node_name = node_name
         # The kubelet's DRAOptionalNodeOperations gate (KEP-5945).
         self.optional_node_operations = optional_node_operations
@@ -165,7 +159,10 @@ class KubeletSim:
         self.cdi_dir = cdi_dir
         self.call_timeout = call_timeout
         self.plugins: dict[str, Plugin] = {}
-        self.prepared: dict[str, PreparedClaim] = {}
+        self.state_file = state_file
+        self.prepared: dict[str, PreparedClaim] = (
+            load_state(state_file, node_name) if state_file is not None else {}
+        )
         self.violations: list[Violation] = []
         self.failures: dict[str, str] = {}
         self.latencies_ms: dict[str, list[float]] = {"prepare": [], "unprepare": []}
@@ -315,7 +312,9 @@ class KubeletSim:
             if names is None:
                 continue
             namespace = str(meta.get("namespace", "default"))
-            claims = [self.store.get_resource_claim(namespace, name) for name in names]
+            claims = self._pod_claims(namespace, str(meta.get("name", "")), names)
+            if claims is None:
+                continue  # reported in failures; the pod's other claims wait with it
             if any(
                 c is None
                 or not (c.get("status") or {}).get("allocation")
@@ -330,7 +329,26 @@ class KubeletSim:
                 needed[ref.uid] = (ref, claim)
         return needed
 
+    def _pod_claims(
+        self, namespace: str, pod: str, names: list[str]
+    ) -> list[dict[str, Any] | None] | None:
+        """The pod's claims (None for one not there yet), or None when one cannot be read
+        at all (a name like ``../../x`` or an unreadable file): that claim is reported as
+        unusable and the pod is left alone, as a kubelet leaves a pod it cannot start."""
+        claims = []
+        for name in names:
+            try:
+                claims.append(self.store.get_resource_claim(namespace, name))
+            except StoreError as error:
+                self.failures[f"{namespace}/{name}"] = (
+                    f"pod {namespace}/{pod}: unusable claim: {error}"
+                )
+                return None
+        return claims
+
     def sync_pods(self) -> None:
+        # Skipped operations (below) change the record too: compare with it as it was first.
+        before = {uid: claim.to_json() for uid, claim in self.prepared.items()}
         needed = self._needed_claims()
         todo: dict[str, list[tuple[ClaimRef, dict[str, Any]]]] = {}
         enabled = self.optional_node_operations
@@ -351,11 +369,19 @@ class KubeletSim:
                 todo.setdefault(driver, []).append((ref, claim))
             if prepared.skipped_prepare or prepared.skip_unprepare:
                 self.prepared.setdefault(ref.uid, prepared)
-        for driver, claims in todo.items():
-            self._prepare(driver, claims)
-        for uid, prepared in list(self.prepared.items()):
-            if uid not in needed:
-                self._unprepare(prepared)
+        try:
+            for driver, claims in todo.items():
+                self._prepare(driver, claims)
+            for uid, prepared in list(self.prepared.items()):
+                if uid not in needed:
+                    self._unprepare(prepared)
+        finally:
+            after = {uid: claim.to_json() for uid, claim in self.prepared.items()}
+            if self.state_file is not None and after != before:
+                try:
+                    save_state(self.state_file, self.node_name, self.prepared)
+                except StateError as error:
+                    self.failures["state"] = str(error)
 
     def _call(self, kind: str, fn: Callable[[], Any], subject: str) -> Any:
         start = time.perf_counter()

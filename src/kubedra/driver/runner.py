@@ -28,7 +28,7 @@ from kubedra.driver.metadata import MetadataWriter, check_versions
 from kubedra.driver.paths import DEFAULT_CDI_DIR, KUBELET_PLUGINS_DIR, KUBELET_REGISTRY_DIR
 from kubedra.driver.publisher import ErrorHook, Pool, ResourceSlicePublisher, log_error
 from kubedra.driver.server import PluginPaths, PluginServer
-from kubedra.driver.sockets import plugin_paths
+from kubedra.driver.sockets import deprecated_plugins_dir, plugin_paths
 from kubedra.driver.store import ClusterStore, DetachedStore, StoreError, open_store
 from kubedra.driver.types import (
     ClaimRef,
@@ -249,11 +249,12 @@ def start(
     kubeconfig: Path | None = None,
     in_cluster: bool = False,
     registry_dir: Path = KUBELET_REGISTRY_DIR,
-    plugins_dir: Path = KUBELET_PLUGINS_DIR,
+    plugin_dir: Path = KUBELET_PLUGINS_DIR,
     cdi_dir: Path | None = None,
     rolling_update_uid: str = "",
     resync_interval: float = 5.0,
     on_error: ErrorHook | None = None,
+    plugins_dir: Path | None = None,
     device_metadata: Sequence[str] | None = None,
 ) -> DriverHandle:
     """Serve ``driver`` on this node and publish ``pools``; returns at once.
@@ -265,8 +266,10 @@ def start(
     ``device_metadata`` (the API versions, ``v1beta1`` first) turns on device metadata for
     workloads (KEP-5304); it defaults to ``driver.device_metadata``.
     Bad input raises ``ValueError`` (``PoolError`` for pools) or ``StoreError`` before anything
-    is served or published.
+    is served or published. ``plugins_dir`` is the deprecated name of ``plugin_dir`` (the
+    ``--plugin-dir`` option's name).
     """
+    plugin_dir = deprecated_plugins_dir(plugin_dir, plugins_dir)
     check_driver_name(driver.name)
     if not driver.implements_prepare:
         raise TypeError(f"{type(driver).__name__} implements neither prepare nor prepare_claim")
@@ -278,7 +281,7 @@ def start(
         driver.device_metadata = check_versions(driver.device_metadata)
     if store is None:
         store = open_store(cluster_dir, kubeconfig, in_cluster, allow_detached=True)
-    paths = plugin_paths(driver.name, Path(registry_dir), Path(plugins_dir), rolling_update_uid)
+    paths = plugin_paths(driver.name, Path(registry_dir), Path(plugin_dir), rolling_update_uid)
     handle = DriverHandle(
         driver,
         node_name,
@@ -368,7 +371,7 @@ def main(driver: Driver, pools: Pools | None = None, argv: Sequence[str] | None 
             kubeconfig=args.kubeconfig,
             in_cluster=args.in_cluster,
             registry_dir=args.registry_dir,
-            plugins_dir=args.plugin_dir,
+            plugin_dir=args.plugin_dir,
             cdi_dir=args.cdi_dir,
             rolling_update_uid=args.rolling_update_uid,
             resync_interval=args.resync_interval,

@@ -86,13 +86,13 @@ class PluginPaths:
         cls,
         driver_name: str,
         registry_dir: Path = KUBELET_REGISTRY_DIR,
-        plugins_dir: Path = KUBELET_PLUGINS_DIR,
+        plugin_dir: Path = KUBELET_PLUGINS_DIR,
         rolling_update_uid: str = "",
     ) -> PluginPaths:
         """Raises ValueError for a driver name or pod UID that must not become a path."""
         check_path_names(driver_name, rolling_update_uid)
         uid_part = f"-{rolling_update_uid}" if rolling_update_uid else ""
-        data_dir = plugins_dir / driver_name
+        data_dir = plugin_dir / driver_name
         return cls(
             registration_socket=registry_dir / f"{driver_name}{uid_part}-reg.sock",
             dra_socket=data_dir / f"dra{uid_part}.sock",

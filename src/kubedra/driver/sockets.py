@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import warnings
 from pathlib import Path
 
 from kubedra.driver.paths import KUBELET_PLUGINS_DIR, KUBELET_REGISTRY_DIR
@@ -73,15 +74,37 @@ def dra_socket(data_dir: Path, pod_uid: str = "") -> Path:
 def plugin_paths(
     driver_name: str,
     registry_dir: Path = KUBELET_REGISTRY_DIR,
-    plugins_dir: Path = KUBELET_PLUGINS_DIR,
+    plugin_dir: Path = KUBELET_PLUGINS_DIR,
     pod_uid: str = "",
+    *,
+    plugins_dir: Path | None = None,
 ) -> PluginPaths:
     """Every host path of one driver instance, from its name (and pod UID for rolling updates);
-    ValueError when either is not safe as a file name."""
+    ValueError when either is not safe as a file name.
+
+    ``plugins_dir`` is the deprecated name of ``plugin_dir`` (the command line's
+    ``--plugin-dir``).
+    """
+    plugin_dir = deprecated_plugins_dir(plugin_dir, plugins_dir)
     check_path_names(driver_name, pod_uid)
-    data_dir = Path(plugins_dir) / driver_name
+    data_dir = Path(plugin_dir) / driver_name
     return PluginPaths(
         registration_socket=registration_socket(Path(registry_dir), driver_name, pod_uid),
         dra_socket=dra_socket(data_dir, pod_uid),
         data_dir=data_dir,
     )
+
+
+def deprecated_plugins_dir(plugin_dir: Path, plugins_dir: Path | None) -> Path:
+    """``plugin_dir``, or the value given under its old name ``plugins_dir`` (with a
+    DeprecationWarning naming the caller's line)."""
+    if plugins_dir is None:
+        return plugin_dir
+    if Path(plugin_dir) not in (KUBELET_PLUGINS_DIR, Path(plugins_dir)):
+        raise TypeError("plugin_dir and its deprecated name plugins_dir were both given")
+    warnings.warn(
+        "plugins_dir= is deprecated: use plugin_dir= (the name of the --plugin-dir option)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return Path(plugins_dir)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from kubedra.api.io import yaml_emit
-from kubedra.api.io.reading import LoadError, parse_json, parse_yaml
+from kubedra.api.io.reading import LoadError, read_documents
 from kubedra.api.naming import is_dns1123_label, is_dns1123_subdomain
 from kubedra.driver.files import (
     OutsideRootError,
@@ -115,6 +115,9 @@ class ClusterDirectory:
         return path
 
     def _read(self, path: Path) -> dict[str, Any] | None:
+        """The object of a manifest file; None when there is none; raises
+        :class:`UnreadableManifest` when the file cannot be read as a manifest (not a regular
+        file, through a link out of the cluster directory, too large, not one object)."""
         try:
             stat = path.stat()
         except FileNotFoundError:
@@ -125,15 +128,20 @@ class ClusterDirectory:
             cached = self._cache.get(path)
             if cached and cached[0] == key:
                 return _copy(cached[1])
-        obj = _parse_manifest(path)
+        obj = _parse_manifest(path, self.root)
         with self._lock:
             self._cache[path] = (key, obj)
         return _copy(obj)
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        """The object, or None when no file holds it; a file that cannot be read is a
+        StoreError naming the reason (a claim's own error, not "not found")."""
         for suffix in MANIFEST_SUFFIXES:
             path = self.object_path(kind, name, namespace).with_suffix(suffix)
-            obj = self._read(path)
+            try:
+                obj = self._read(path)
+            except UnreadableManifest as error:
+                raise StoreError(str(error)) from None
             if obj is not None:
                 return obj
         return None
@@ -147,7 +155,11 @@ class ClusterDirectory:
         for path in sorted(base.glob(pattern)):
             if path.name.startswith(".") or path.suffix not in MANIFEST_SUFFIXES:
                 continue
-            obj = self._read(path)
+            try:
+                obj = self._read(path)
+            except UnreadableManifest as error:
+                log.warning("skipping %s", error)
+                continue
             if obj is not None and obj.get("kind", kind) == kind:
                 objects.append(obj)
         return objects
@@ -274,24 +286,26 @@ def _name_checks(name: str) -> tuple[str, ...]:
     return ("must be non-empty",) if not name else is_dns1123_subdomain(name)
 
 
-def _parse_manifest(path: Path) -> dict[str, Any] | None:
-    """The one object of a manifest file, read as kubectl reads it; None when unreadable."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as error:
-        log.warning("skipping unreadable manifest %s: %s", path, error)
-        return None
-    parse = parse_json if path.suffix == ".json" else parse_yaml
-    documents = list(parse(text, str(path)))
+class UnreadableManifest(Exception):
+    """A file of the cluster directory that is not read: the message says which and why."""
+
+
+def _parse_manifest(path: Path, root: Path) -> dict[str, Any] | None:
+    """The one object of a manifest file, read as the loaders read files (regular files
+    only, so a FIFO never blocks; bounded size; YAML aliases that stay small); None when
+    the file is gone. A path that leads out of ``root`` through a symbolic link is refused,
+    as writes through such links are."""
+    real, real_root = path.resolve(), root.resolve()
+    if not real.is_relative_to(real_root):
+        raise UnreadableManifest(f"{path}: leads outside {root} (to {real}): refusing to read it")
+    documents = list(read_documents(path))
     if len(documents) == 1 and not isinstance(documents[0], LoadError):
         content = documents[0].content
         if isinstance(content, dict):
             return content
     for document in documents:
         if isinstance(document, LoadError):
-            log.warning("skipping unreadable manifest %s: %s", path, document.message)
-            return None
-    log.warning("skipping %s: a manifest must hold one object", path)
-    return None
+            if not path.exists():
+                return None  # removed between listing and reading
+            raise UnreadableManifest(str(document))
+    raise UnreadableManifest(f"{path}: a manifest must hold one object")

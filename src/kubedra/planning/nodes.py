@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubedra.api.limits import DEFAULT_MAX_NODES
 from kubedra.cluster.nodetemplate import TemplateError, instantiate, split_template
 from kubedra.cluster.simulation import Simulation
 from kubedra.planning.cluster import PlanInputError
@@ -44,7 +45,7 @@ def _pending(sim: Simulation) -> list[str]:
 
 
 def plan_nodes(
-    sim: Simulation, template: list[dict[str, Any]], max_nodes: int = 100
+    sim: Simulation, template: list[dict[str, Any]], max_nodes: int = DEFAULT_MAX_NODES
 ) -> NodesResult:
     """Add template nodes to ``sim`` (already run) until its Pending pods fit."""
     try:

@@ -40,9 +40,10 @@ from kubedra.api.io import (
     read_text,
 )
 from kubedra.api.io.decoding import decode_document, json_type
+from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.api.releases import DEFAULT
 from kubedra.api.validation import validate_object
-from kubedra.api.workloads import check_workload, is_workload, pod_spec_of
+from kubedra.api.workloads import check_workload, is_workload, pod_count, pod_spec_of
 from kubedra.cluster.steps import ALL, build
 from kubedra.cluster.timeline import TimelineError, parse_duration
 
@@ -106,8 +107,14 @@ class Trace:
         return max((e.at for e in self.entries), default=0.0)
 
 
-def load_trace(path: str | Path, namespace: str = "default", release: str = DEFAULT) -> Trace:
-    """Read and check every entry of a trace file; raises TraceError."""
+def load_trace(
+    path: str | Path,
+    namespace: str = "default",
+    release: str = DEFAULT,
+    max_pods: int = DEFAULT_MAX_PODS,
+) -> Trace:
+    """Read and check every entry of a trace file; raises TraceError (also when its entries
+    would make more than ``max_pods`` pods, counted before any is made)."""
     path = Path(path)
     text = read_text(path)
     if isinstance(text, LoadError):
@@ -127,7 +134,7 @@ def load_trace(path: str | Path, namespace: str = "default", release: str = DEFA
         raise TraceError(f"{source}: a trace is one list of entries, not {len(raws)} documents")
     else:
         data = raws[0] if raws else []
-    return parse_trace(data, source, path.parent, namespace, release)
+    return parse_trace(data, source, path.parent, namespace, release, max_pods)
 
 
 def parse_trace(
@@ -136,23 +143,30 @@ def parse_trace(
     base_dir: Path | None = None,
     namespace: str = "default",
     release: str = DEFAULT,
+    max_pods: int = DEFAULT_MAX_PODS,
 ) -> Trace:
-    """The entries of a trace read from YAML or JSON (a list of mappings)."""
+    """The entries of a trace read from YAML or JSON (a list of mappings); at most
+    ``max_pods`` pods in all (copies and workloads' pods counted)."""
     if data is None:
         data = []
     if not isinstance(data, list):
         raise TraceError(f"{source}: a trace is a list of entries, not {json_type(data)}")
-    reader = _EntryReader(source, base_dir or Path("."), DecodeOptions(namespace, False, release))
+    reader = _EntryReader(
+        source, base_dir or Path("."), DecodeOptions(namespace, False, release), max_pods
+    )
     entries = [reader.entry(i + 1, raw) for i, raw in enumerate(data)]
     entries.sort(key=lambda e: e.at)  # stable: ties keep their order in the file
     return Trace(source, entries)
 
 
 class _EntryReader:
-    def __init__(self, source: str, base_dir: Path, options: DecodeOptions) -> None:
+    def __init__(self, source: str, base_dir: Path, options: DecodeOptions, max_pods: int) -> None:
         self.source = source
         self.base_dir = base_dir
         self.options = options
+        self.max_pods = max_pods
+        self.made = 0
+        """Pods the entries read so far make (one command's bound, kubedra.api.limits)."""
         self._files: dict[Path, tuple[dict[str, Any], ...]] = {}
 
     def entry(self, index: int, raw: Any) -> Entry:
@@ -202,7 +216,21 @@ class _EntryReader:
             objects = self._file(raw["file"], f"{where}.file")
         if count is not None:
             self._check_renamed(objects, f"-{count - 1}", f"{where}.count")
+        self._count_pods(objects, count or 1, where)
         return Entry(index, at, duration, count, restart, objects)
+
+    def _count_pods(self, objects: tuple[dict[str, Any], ...], copies: int, where: str) -> None:
+        """The pods this entry makes, counted before any is made (a ReplicationController
+        may ask for two billion); a DaemonSet counts none here, its pods are bounded by the
+        nodes."""
+        makes = copies * sum(pod_count(obj) for obj in objects)
+        if self.made + makes > self.max_pods:
+            before = f" ({self.made} before it)" if self.made else ""
+            raise TraceError(
+                f"{where}: makes {makes} pods{before}: more than the {self.max_pods} one "
+                "replay makes (raise the bound with --max-pods)"
+            )
+        self.made += makes
 
     def _duration(self, value: Any, where: str) -> float:
         try:

@@ -491,7 +491,10 @@ class DynamicResources:
         memo = self._memo.get(shape)
         if memo is None:
             memo = self._memo[shape] = {}
-        cached = memo.get(node.info.key)
+        # The declared features too: a node that declares DRAOptionalNodeOperations later may
+        # get devices that skip node operations, which it could not before.
+        key = (node.info.key, node.info.declared_features)
+        cached = memo.get(key)
         state = allocator.state
         versions = state.pool_version
         if cached is not None:
@@ -507,7 +510,7 @@ class DynamicResources:
         # allocation (Reserve) changes the node's pools, which drops it from the memo.
         if outcome.error is None or outcome.node_local:
             pools = allocator.inventory.node_view(node.info).pool_keys
-            memo[node.info.key] = (state.clock, outcome, pools)
+            memo[key] = (state.clock, outcome, pools)
         return outcome
 
     # --- PostFilter ---------------------------------------------------------------------------

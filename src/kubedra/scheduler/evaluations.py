@@ -34,6 +34,7 @@ class ShapeTable:
         self, names: list[str], order_version: int, node_log: int, pool_log: int, epoch: int
     ) -> None:
         n = len(names)
+        self.names = names
         self.position = {name: i for i, name in enumerate(names)}
         self.order_version = order_version
         self.epoch = epoch
@@ -45,6 +46,9 @@ class ShapeTable:
         self.simple: list[int] = [0] * n
         """NodeResourcesFit plus NodeResourcesBalancedAllocation raw scores."""
         self.taint: list[int] = [0] * n
+        self.tainted = 0
+        """How many entries of ``taint`` are not 0 (stale ones of rejected nodes included):
+        while none is, no feasible node has a TaintToleration score to look for."""
         self.pool_nodes: dict[tuple[str, str], set[int]] = {}
 
     def forget(self, index: int) -> None:
@@ -72,6 +76,8 @@ class ShapeTable:
         self.ok[index] = ev.status is None
         if ev.raws:
             self.simple[index] = ev.raws[2] + ev.raws[3]
-            self.taint[index] = ev.raws[0]
+            taint = ev.raws[0]
+            self.tainted += bool(taint) - bool(self.taint[index])
+            self.taint[index] = taint
         for pool in ev.pools:
             self.pool_nodes.setdefault(pool, set()).add(index)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -172,6 +173,9 @@ class PodCycle:
     (None: not cacheable, e.g. claims that are already allocated)."""
     view: PodView | None = None
     """The pod as the placement policy sees it (built when first scored)."""
+    window: tuple[ShapeTable, list[tuple[int, int]]] | None = None
+    """Set by _window when the feasible nodes are exactly these index ranges of the table
+    (every node in them passed): Score then reads the table's columns by slices."""
 
 
 @dataclass(frozen=True)
@@ -204,6 +208,38 @@ class WaitingPod:
 def pod_key(pod: Mapping[str, Any]) -> str:
     meta = pod.get("metadata") or {}
     return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
+
+
+def node_scheduling_changed(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+    """upstream's nodeSchedulingPropertiesChange: whether a Node update changed what the
+    scheduler reads (unschedulable, allocatable, labels, taints, annotations, declared
+    features (UpdateNodeDeclaredFeature: the allocator reads DRAOptionalNodeOperations there),
+    or conditions other than their heartbeat times; capacity too, which stands in for a
+    missing allocatable here); kubelets' periodic status reports change none."""
+    if old is None:
+        return True
+
+    def properties(node: Mapping[str, Any]) -> tuple[Any, ...]:
+        meta = node.get("metadata") or {}
+        spec = node.get("spec") or {}
+        status = node.get("status") or {}
+        conditions = [
+            {k: v for k, v in c.items() if k != "lastHeartbeatTime"}
+            for c in status.get("conditions") or []
+            if isinstance(c, Mapping)
+        ]
+        return (
+            bool(spec.get("unschedulable")),
+            status.get("allocatable"),
+            status.get("capacity"),  # kubedra's nodes may give capacity only
+            meta.get("labels"),
+            spec.get("taints"),
+            meta.get("annotations"),
+            status.get("declaredFeatures"),
+            conditions,
+        )
+
+    return properties(old) != properties(new)
 
 
 def is_terminal(pod: Mapping[str, Any]) -> bool:
@@ -289,6 +325,8 @@ class Scheduler:
                     for other in self.store.list("Pod"):
                         if (other.get("spec") or {}).get("nodeName") == node.name:
                             self._account(other)
+                if event.type == "MODIFIED" and not node_scheduling_changed(event.old, obj):
+                    return  # a kubelet heartbeat: nothing a pending pod could gain from
                 self._move(
                     {
                         P.NODE_UNSCHEDULABLE,
@@ -696,14 +734,13 @@ class Scheduler:
                 self.next_start_node_index = (start + processed) % num_all
         decision.evaluated_nodes = len(feasible) + len(statuses)
         decision.feasible_nodes = len(feasible)
-        # Count by reasons first: joining them into a message once per distinct reason list.
-        counted: dict[tuple[str, ...], int] = {}
-        for st in statuses.values():
-            counted[st.reasons] = counted.get(st.reasons, 0) + 1
-        messages = {reasons: ", ".join(reasons) for reasons in counted}
-        for reasons, count in counted.items():
-            text = messages[reasons]
-            decision.rejections[text] = decision.rejections.get(text, 0) + count
+        # Counted per reasons tuple in C first: a cycle may reject thousands of nodes, and
+        # joining each one's message was a good part of a cycle.
+        rejections = decision.rejections
+        messages: dict[tuple[str, ...], str] = {}
+        for reasons, count in Counter([st.reasons for st in statuses.values()]).items():
+            message = messages[reasons] = ", ".join(reasons)
+            rejections[message] = rejections.get(message, 0) + count
         if not feasible:
             decision.filter_reasons = {
                 n: (st.plugin, messages[st.reasons]) for n, st in statuses.items()
@@ -869,25 +906,35 @@ class Scheduler:
         known, ok, entries = table.known, table.ok, table.evals
         processed = 0
         position = start
+        ranges: list[tuple[int, int]] | None = [] if not feasible else None
         while processed < num_all and len(feasible) < want:
             need = want - len(feasible)
             end = min(position + need, num_all, position + num_all - processed)
-            for index in range(position, end):
-                if not known[index]:
-                    node = nodes[index]
-                    result = self.run_filters(cycle, node, static)
-                    if result is not None and not result.rejected:
-                        return Status(
-                            result.code,
-                            (f'running "{result.plugin}" filter plugin: {result.message}',),
-                            result.plugin,
-                        )
-                    table.store(index, self._evaluate(cycle, node, result))
+            # Most of the window is known: list.index finds the unknown nodes, in order.
+            index = position
+            while True:
+                try:
+                    index = known.index(False, index, end)
+                except ValueError:
+                    break
+                node = nodes[index]
+                result = self.run_filters(cycle, node, static)
+                if result is not None and not result.rejected:
+                    return Status(
+                        result.code,
+                        (f'running "{result.plugin}" filter plugin: {result.message}',),
+                        result.plugin,
+                    )
+                table.store(index, self._evaluate(cycle, node, result))
+                index += 1
             chunk = ok[position:end]
             if False not in chunk:
                 feasible.extend(nodes[position:end])
                 evals.extend(entries[position:end])  # type: ignore[arg-type]
+                if ranges is not None:
+                    ranges.append((position, end))
             else:
+                ranges = None
                 for index in range(position, end):
                     ev = entries[index]
                     assert ev is not None
@@ -898,6 +945,8 @@ class Scheduler:
                         statuses[nodes[index].name] = ev.status
             processed += end - position
             position = end % num_all
+        if ranges:
+            cycle.window = (table, ranges)
         return processed
 
     def _evaluate(self, cycle: PodCycle, node: NodeState, status: Status | None) -> Evaluation:
@@ -1006,11 +1055,15 @@ class Scheduler:
     ) -> NodeState:
         if len(feasible) == 1:
             return feasible[0]
+        window = cycle.window
         if (
             not cycle.preferred
             and not cycle.dra.prioritized
-            and not any(ev.raws[0] for ev in evals)
             and self._scorer is None
+            and not (
+                # No TaintToleration score: a table without any needs no look at the nodes.
+                (window is None or window[0].tainted) and any(ev.raws[0] for ev in evals)
+            )
         ):
             return self._select_simple(cycle, feasible, evals, decision)
         per_plugin = self.score_nodes(cycle, evals, feasible)
@@ -1043,17 +1096,40 @@ class Scheduler:
     ) -> NodeState:
         """_select when only NodeResourcesFit and BalancedAllocation differ between nodes
         (no PreferNoSchedule taint, no preferred affinity, no prioritized list): the others
-        normalize to constants, so the totals are those two raw scores plus a constant."""
-        totals = [ev.raws[2] + ev.raws[3] for ev in evals]
+        normalize to constants, so the totals are those two raw scores plus a constant.
+
+        Hundreds of feasible nodes are common: when they are whole ranges of the cycle's
+        table (``cycle.window``), totals and names are sliced from its columns."""
+        window = cycle.window
+        totals: list[int] = []
+        if window is not None:
+            for a, b in window[1]:
+                totals += window[0].simple[a:b]
+        else:
+            totals = [ev.raws[2] + ev.raws[3] for ev in evals]
         best = max(totals)
         count = totals.count(best)
         if count == 1:
             chosen_index = totals.index(best)
         else:
-            tied = [i for i, t in enumerate(totals) if t == best]
-            decision.tied = [feasible[i].name for i in tied]
+            tied: Sequence[int]
+            if count == len(totals):
+                tied = range(count)
+                if window is not None:
+                    for a, b in window[1]:
+                        decision.tied += window[0].names[a:b]
+                else:
+                    decision.tied = [node.name for node in feasible]
+            else:
+                tied = [i for i, t in enumerate(totals) if t == best]
+                decision.tied = [feasible[i].name for i in tied]
             chosen_index = tied[0] if self._rng is None else self._rng.choice(tied)
-        ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
+        if count >= KEEP_SCORES:
+            # nlargest keeps the first of equal totals, so with this many ties it picks the
+            # first tied nodes; hundreds of ties are common (a row of empty nodes).
+            ranked = list(tied[:KEEP_SCORES])
+        else:
+            ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
         if chosen_index not in ranked:
             ranked.append(chosen_index)
         taint = MAX_NODE_SCORE * P.SCORE_WEIGHTS[P.TAINT_TOLERATION]
@@ -1149,7 +1225,8 @@ class Scheduler:
     def _reserve_and_bind(self, cycle: PodCycle, node: NodeState, decision: Decision) -> Decision:
         decision.node = node.name
         self._assumed[cycle.key] = node.name
-        node.add_pod(self._entry(cycle.pod))
+        # PreFilter computed the pod's requests and priority already (the spec is unchanged).
+        node.add_pod(PodEntry(cycle.key, cycle.requests, cycle.non_zero, cycle.priority))
         self._pod_node[cycle.key] = node.name
         if self._scorer is not None:
             self._scorer.pod_added(cycle.key, cycle.pod, node.name)

@@ -1,5 +1,6 @@
-"""The web app: the page, its JSON API (OpenAPI at /api/openapi.json), live updates as
-server-sent events, and the simulated cluster's Kubernetes API under ``/k8s``.
+"""The web app: the page, its JSON API (OpenAPI at /api/openapi.json), the cluster's
+resourceVersion for the page to poll (``/api/changes``; ``/api/events`` streams the same as
+server-sent events for other clients), and the simulated cluster's Kubernetes API under ``/k8s``.
 
 All engine access happens under the served cluster's lock; every write goes through it, so a
 pod created on the page or with ``kubectl`` is scheduled before the answer is sent.
@@ -25,7 +26,7 @@ from kubedra.apiserver import LiveCluster, create_app
 from kubedra.apiserver.status import ApiError
 from kubedra.cluster.kinds import CREATION_ORDER, kind_info
 from kubedra.web.steps import StepCache
-from kubedra.web.tryit import check_manifests, preview_selector
+from kubedra.web.tryit import check_manifests, preview_selector, slice_devices
 from kubedra.web.view import cluster_view
 
 MAX_BODY_BYTES = 256 * 1024
@@ -223,8 +224,12 @@ def create_web_app(cluster: LiveCluster, namespace: str = "default") -> FastAPI:
                 },
                 status_code=422,
             )
+        # As kubectl create -f: every object is tried, each refusal reported (a second Create
+        # names every object that already exists, not only the first).
         order = {kind: i for i, kind in enumerate(CREATION_ORDER)}
         created: list[str] = []
+        problems: list[dict[str, Any]] = []
+        codes: list[int] = []
         for obj in sorted(checked.objects, key=lambda o: order.get(str(o.get("kind")), 99)):
             info = kind_info(str(obj.get("kind")))
             assert info is not None  # check_manifests refused unknown kinds
@@ -232,24 +237,35 @@ def create_web_app(cluster: LiveCluster, namespace: str = "default") -> FastAPI:
             try:
                 cluster.create(info, ns, obj)
             except ApiError as error:
-                problem = {"object": _label(obj), "field": None, "message": error.message}
-                return JSONResponse(
-                    {
-                        "ok": False,
-                        "objects": labels,
-                        "errors": [problem],
-                        "created": created,
-                        "error": error.message,
-                    },
-                    status_code=error.code if 400 <= error.code < 500 else 422,
-                )
+                problems.append({"object": _label(obj), "field": None, "message": error.message})
+                codes.append(error.code if 400 <= error.code < 500 else 422)
+                continue
             created.append(_label(obj))
+        if problems:
+            return JSONResponse(
+                {
+                    "ok": False,
+                    "objects": labels,
+                    "errors": problems,
+                    "created": created,
+                    "error": _first_message(problems),
+                },
+                status_code=codes[0] if len(set(codes)) == 1 else 422,
+            )
         return ApplyResult(ok=True, objects=labels, errors=[], created=created)
 
     @app.post("/api/selector", summary="The devices a CEL selector matches, or its error")
     def selector(body: SelectorBody) -> SelectorResult:
         with cluster.lock:
-            return SelectorResult(**preview_selector(store, body.expression))
+            devices = slice_devices(store)
+        return SelectorResult(**preview_selector(devices, body.expression))
+
+    @app.get(
+        "/api/changes",
+        summary="The cluster's resourceVersion: it moves with every change (the page polls it)",
+    )
+    def changes() -> dict[str, Any]:
+        return {"resourceVersion": store.resource_version}
 
     @app.get("/api/events", summary="Server-sent events: `change` whenever the cluster changes")
     async def events(request: Request) -> StreamingResponse:

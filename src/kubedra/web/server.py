@@ -13,6 +13,7 @@ class WebServer(UvicornRunner):
     """The page and the Kubernetes API of one simulation on ``host:port`` (0: a free port).
 
     Binding happens here, so a port in use raises OSError before anything is served.
+    ``follow_wall_clock`` moves the simulated clock on with the wall clock (``kubedra serve``).
     """
 
     label = "web server"
@@ -23,8 +24,9 @@ class WebServer(UvicornRunner):
         port: int = 0,
         host: str = HOST,
         namespace: str = "default",
+        follow_wall_clock: bool = False,
     ) -> None:
-        cluster = LiveCluster(simulation)
+        cluster = LiveCluster(simulation, follow_wall_clock=follow_wall_clock)
         self.app = create_web_app(cluster, namespace)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)

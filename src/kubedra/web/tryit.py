@@ -12,9 +12,11 @@ from typing import Any
 
 from kubedra.api.defaults import apply_defaults
 from kubedra.api.io import load_text
-from kubedra.api.validation import validate_object
+from kubedra.api.validation import ErrorType, validate_object
+from kubedra.api.validation.cel_checks import validate_selector_expression
 from kubedra.cel import compile_selector
-from kubedra.cel.errors import CelCompileError, CelError
+from kubedra.cel.errors import CelError
+from kubedra.cel.selector import RUNTIME_COST_LIMIT
 from kubedra.cluster.kinds import kind_info
 from kubedra.cluster.store import Store
 from kubedra.web.view import cel_device, device_key
@@ -76,12 +78,41 @@ def check_manifests(text: str, namespace: str) -> Checked:
     return result
 
 
-def preview_selector(store: Store, expression: str) -> dict[str, Any]:
-    """The devices a selector matches now, or its compile error with line and column."""
-    try:
-        compiled = compile_selector(expression)
-    except CelCompileError as error:
-        text = str(error)
+@dataclass(frozen=True)
+class DeviceRef:
+    """One device of a ResourceSlice, as the preview sees it."""
+
+    key: str
+    driver: str
+    device: dict[str, Any]
+
+
+def slice_devices(store: Store) -> list[DeviceRef]:
+    """Every device of every ResourceSlice: taken under the cluster lock, evaluated after
+    (the store hands out objects it never changes in place)."""
+    devices: list[DeviceRef] = []
+    for slc in store.list("ResourceSlice"):
+        spec = slc.get("spec") or {}
+        driver = str(spec.get("driver") or "")
+        pool = str((spec.get("pool") or {}).get("name") or "")
+        for dev in spec.get("devices") or []:
+            devices.append(
+                DeviceRef(device_key(driver, pool, str(dev.get("name") or "")), driver, dev)
+            )
+    return devices
+
+
+def preview_selector(devices: list[DeviceRef], expression: str) -> dict[str, Any]:
+    """The devices a selector matches, or the error validation gives it (with line and
+    column for a compile error).
+
+    Checked as a claim's selector is validated (length, compilation, estimated cost) before
+    any device is tried, and evaluated with one cost budget for the whole request: once
+    the devices tried so far have spent the runtime limit, the rest are not tried."""
+    problems = validate_selector_expression(expression, "expression")
+    if problems:
+        problem = problems[0]  # a compile error's text is its detail, as the page showed it
+        text = problem.detail if problem.type is ErrorType.INVALID else problem.body()
         match = _POSITION.search(text)
         return {
             "ok": False,
@@ -91,19 +122,26 @@ def preview_selector(store: Store, expression: str) -> dict[str, Any]:
             "matches": [],
             "errors": {},
         }
+    compiled = compile_selector(expression)
     matches: list[str] = []
     errors: dict[str, str] = {}
-    for slc in store.list("ResourceSlice"):
-        spec = slc.get("spec") or {}
-        driver = str(spec.get("driver") or "")
-        pool = str((spec.get("pool") or {}).get("name") or "")
-        for dev in spec.get("devices") or []:
-            key = device_key(driver, pool, str(dev.get("name") or ""))
-            try:
-                if compiled.matches(cel_device(dev, driver)):
-                    matches.append(key)
-            except CelError as error:
-                errors[key] = str(error)
+    spent = 0
+    for index, ref in enumerate(devices):
+        if spent > RUNTIME_COST_LIMIT:
+            errors[ref.key] = (
+                f"not tried: the devices before it spent this preview's cost budget "
+                f"({RUNTIME_COST_LIMIT}); {len(devices) - index} device(s) left"
+            )
+            continue
+        try:
+            matched, cost = compiled.evaluate(cel_device(ref.device, ref.driver))
+        except CelError as error:
+            spent += getattr(error, "cost", None) or 0
+            errors[ref.key] = str(error)
+            continue
+        spent += cost
+        if matched:
+            matches.append(ref.key)
     return {
         "ok": True,
         "error": None,

@@ -323,7 +323,7 @@ def decode_lenient(
             unknown = [_describe_problem(model, detail) for detail in details]
             parsed = model.model_validate(wire, extra="ignore")
     except ValidationError as error:
-        raise DecodeError(_describe_validation_error(content, model, error)) from None
+        raise DecodeError(describe_validation_error(content, model, error)) from None
     except RecursionError:
         raise DecodeError(f"{object_name(content)}: object nested too deeply") from None
     decoded = parsed.to_wire()
@@ -354,9 +354,10 @@ def object_name(content: dict[str, Any]) -> str:
     return f"{qualified} {json.dumps(name, ensure_ascii=False)}"
 
 
-def _describe_validation_error(
+def describe_validation_error(
     content: dict[str, Any], model: type[BaseModel], error: ValidationError
 ) -> str:
+    """``<Kind "ns/name"> cannot be decoded: <path>: <problem>; ...`` for a model's errors."""
     problems = [_describe_problem(model, detail) for detail in error.errors(include_url=False)]
     return f"{object_name(content)} cannot be decoded: " + "; ".join(_capped(problems))
 
@@ -455,8 +456,8 @@ def json_type(value: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    if isinstance(value, dict | list):
-        return ""
+    if isinstance(value, dict | list) or value is None:
+        return ""  # "got null", not "got null null"
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):

@@ -8,10 +8,12 @@ each supported top-level object to its model.
 from __future__ import annotations
 
 from kubedra.api.models.base import KubeModel, KubeObject
+from kubedra.api.models.coordination import Lease
 from kubedra.api.models.core import (
     Affinity,
     Container,
     ContainerResourceClaim,
+    Event,
     Namespace,
     Node,
     NodeAffinity,
@@ -98,6 +100,9 @@ KINDS: dict[tuple[str, str], type[KubeObject]] = {
 }
 """The model of each supported object in the version it is stored as, by (apiVersion, kind).
 
+``Event`` and ``Lease`` have models too but are not here: kubedra's apiserver serves them (made
+from the simulation), nothing loads or stores them.
+
 The Workload API kinds have a model per release's version (``kubedra.api.scheduling_versions``
 says which release serves which)."""
 
@@ -158,9 +163,11 @@ __all__ = [
     "DeviceTaintRuleStatus",
     "DeviceTaintSelector",
     "DeviceToleration",
+    "Event",
     "ExactDeviceRequest",
     "KubeModel",
     "KubeObject",
+    "Lease",
     "ListMeta",
     "Namespace",
     "NetworkDeviceData",

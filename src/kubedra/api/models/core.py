@@ -205,3 +205,48 @@ class PriorityClass(KubeObject):
     global_default: bool | None = None
     description: str | None = None
     preemption_policy: str | None = None
+
+
+class ObjectReference(KubeModel):
+    """``v1.ObjectReference``: the object an Event is about."""
+
+    kind: str | None = None
+    namespace: str | None = None
+    name: str | None = None
+    uid: str | None = None
+    api_version: str | None = None
+    resource_version: str | None = None
+    field_path: str | None = None
+
+
+class EventSource(KubeModel):
+    component: str | None = None
+    host: str | None = None
+
+
+class EventSeries(KubeModel):
+    count: Int32 | None = None
+    last_observed_time: Time | None = None
+
+
+class Event(KubeObject):
+    """``v1.Event``: what happened to an object (kubedra's apiserver records the scheduler's
+    decisions as Events; they are served, not stored or loaded)."""
+
+    api_version: Literal["v1"] = "v1"
+    kind: Literal["Event"] = "Event"
+    metadata: ObjectMeta | None = None
+    involved_object: ObjectReference | None = None
+    reason: str | None = None
+    message: str | None = None
+    source: EventSource | None = None
+    first_timestamp: Time | None = None
+    last_timestamp: Time | None = None
+    count: Int32 | None = None
+    type: str | None = None
+    event_time: Time | None = None
+    series: EventSeries | None = None
+    action: str | None = None
+    related: ObjectReference | None = None
+    reporting_component: str | None = None
+    reporting_instance: str | None = None

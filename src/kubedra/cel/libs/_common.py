@@ -26,16 +26,28 @@ def string_cost(value: Any, factor: float = STRING_TRAVERSAL_COST_FACTOR) -> int
     return math.ceil(actual_size(value) * factor)
 
 
-def traversal_cost(value: Any) -> int:
-    """Kubernetes' traversalCost: a pass over every element (strings by their bytes)."""
+def traversal_cost(value: Any, seen: dict[int, int] | None = None) -> int:
+    """Kubernetes' traversalCost: a pass over every element (strings by their bytes).
+
+    ``seen`` holds the cost of containers already priced (by identity: CEL values are
+    immutable), so a list shared many times is walked once, not once per reference."""
     if isinstance(value, str):
         return int(len(value.encode()) * STRING_TRAVERSAL_COST_FACTOR)
     if isinstance(value, bytes):
         return int(len(value) * STRING_TRAVERSAL_COST_FACTOR)
-    if isinstance(value, list):
-        return sum(traversal_cost(v) for v in value)
-    if isinstance(value, dict):
-        return sum(traversal_cost(k) + traversal_cost(v) for k, v in value.items())
+    if isinstance(value, list | dict):
+        if seen is None:
+            seen = {}
+        known = seen.get(id(value))
+        if known is None:
+            if isinstance(value, list):
+                known = sum(traversal_cost(v, seen) for v in value)
+            else:
+                known = sum(
+                    traversal_cost(k, seen) + traversal_cost(v, seen) for k, v in value.items()
+                )
+            seen[id(value)] = known
+        return known
     return 1
 
 

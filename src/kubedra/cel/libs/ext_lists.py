@@ -122,6 +122,32 @@ def _flatten_cost(args: Any, _result: Any) -> int:
     return _allocating(depth, len(args[0]))
 
 
+def flatten_work(args: Any, _budget: int) -> int:
+    """The list items ``flatten`` will visit (and mostly copy).
+
+    Nested lists may be one list shared many times (``cel.bind``, or a ``map`` returning
+    the same variable): ten levels of ten references hold 10**10 items while upstream
+    charges depth x outer size. Counted per distinct list and depth, so counting is cheap.
+    """
+    depth = args[1] if len(args) == 2 else 1
+    items = args[0]
+    if not isinstance(items, list) or type(depth) is not int or depth < 0:
+        return 0  # the call fails at once
+    counted: dict[tuple[int, int], int] = {}
+
+    def visits(current: list[Any], level: int) -> int:
+        key = (id(current), level)
+        known = counted.get(key)
+        if known is None:
+            known = len(current)
+            if level > 0:
+                known += sum(visits(item, level - 1) for item in current if type(item) is list)
+            counted[key] = known
+        return known
+
+    return visits(items, depth)
+
+
 def _self_compare(items: list[Any]) -> int:
     factor = 2.0
     if items and isinstance(items[0], (str, bytes)):
@@ -143,7 +169,15 @@ def register(registry: Registry) -> None:
     add = registry.add
     add(
         "slice",
-        Overload("list_slice", (lt, INT, INT), lt, slice_list, member=True, cost=_output_size),
+        Overload(
+            "list_slice",
+            (lt, INT, INT),
+            lt,
+            slice_list,
+            member=True,
+            cost=_output_size,
+            cost_from_result=True,
+        ),
     )
     add(
         "flatten",
@@ -154,7 +188,7 @@ def register(registry: Registry) -> None:
             flatten,
             member=True,
             cost=_flatten_cost,
-            precharged=True,
+            work=flatten_work,
         ),
     )
     add(
@@ -166,7 +200,7 @@ def register(registry: Registry) -> None:
             flatten,
             member=True,
             cost=_flatten_cost,
-            precharged=True,
+            work=flatten_work,
         ),
     )
     for name, ct in COMPARABLE_TYPES:
@@ -179,7 +213,6 @@ def register(registry: Registry) -> None:
                 sort_list,
                 member=True,
                 cost=_sort_cost,
-                precharged=True,
             ),
         )
         add(
@@ -191,7 +224,6 @@ def register(registry: Registry) -> None:
                 sort_by_associated_keys,
                 member=True,
                 cost=_sort_by_cost,
-                precharged=True,
             ),
         )
     add(
@@ -202,20 +234,15 @@ def register(registry: Registry) -> None:
             list_of(INT),
             lists_range,
             cost=_range_cost,
-            precharged=True,
         ),
     )
     add(
         "reverse",
-        Overload(
-            "list_reverse", (lt,), lt, reverse, member=True, cost=_reverse_cost, precharged=True
-        ),
+        Overload("list_reverse", (lt,), lt, reverse, member=True, cost=_reverse_cost),
     )
     add(
         "distinct",
-        Overload(
-            "list_distinct", (lt,), lt, distinct, member=True, cost=_sort_cost, precharged=True
-        ),
+        Overload("list_distinct", (lt,), lt, distinct, member=True, cost=_sort_cost),
     )
     add("first", Overload("list_first", (lt,), optional_of(t), first, member=True))
     add("last", Overload("list_last", (lt,), optional_of(t), last, member=True))

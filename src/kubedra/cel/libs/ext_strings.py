@@ -7,6 +7,7 @@ Strings are indexed by code point, as cel-go indexes runes.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from kubedra.cel.errors import CelEvaluationError
@@ -15,7 +16,7 @@ from kubedra.cel.libs._common import (
     first_arg_traversal,
     string_cost,
 )
-from kubedra.cel.libs.string_format import format_string, validate_format_call
+from kubedra.cel.libs.string_format import format_string, format_work, validate_format_call
 from kubedra.cel.registry import Overload, Registry
 from kubedra.cel.types import DYN, INT, STRING, list_of
 
@@ -91,6 +92,18 @@ def replace(s: str, old: str, new: str, n: int = -1) -> str:
     return s.replace(old, new, n) if n < _INT_MAX else s.replace(old, new)
 
 
+def replace_work(args: Any, _budget: int) -> int:
+    """The length of ``replace``'s result: upstream charges a pass over the receiver, but
+    an empty or short ``old`` with a long ``new`` multiplies the length."""
+    text, old, new = args[0], args[1], args[2]
+    if not (isinstance(text, str) and isinstance(old, str) and isinstance(new, str)):
+        return 0
+    count = len(text) + 1 if old == "" else text.count(old)
+    if len(args) == 4 and type(args[3]) is int and args[3] >= 0:
+        count = min(count, args[3])
+    return max(len(text) + count * (len(new) - len(old)), 0)
+
+
 def split(s: str, sep: str, n: int = -1) -> list[str]:
     """Go's strings.SplitN (n < 0: all parts; n == 0: none)."""
     if n == 0:
@@ -155,8 +168,15 @@ def _double_receiver_cost(args: Any, _result: Any) -> int:
     return string_cost(args[0], 2 * STRING_TRAVERSAL_COST_FACTOR)
 
 
-def _join_cost(_args: Any, result: Any) -> int:
-    return string_cost(result, 2 * STRING_TRAVERSAL_COST_FACTOR)
+def _join_cost(args: Any, _result: Any) -> int:
+    """Upstream prices the result (two passes): its length is known from the arguments, so
+    it is charged before the join builds it. A failing join's result is an error (size 1)."""
+    items = args[0]
+    separator = args[1] if len(args) == 2 else ""
+    if not all(type(item) is str for item in items):
+        return string_cost(None, 2 * STRING_TRAVERSAL_COST_FACTOR)
+    length = sum(len(item) for item in items) + len(separator) * max(len(items) - 1, 0)
+    return math.ceil(length * 2 * STRING_TRAVERSAL_COST_FACTOR)
 
 
 def _search_cost(args: Any, result: Any) -> int:
@@ -217,6 +237,7 @@ def register(registry: Registry) -> None:
             replace,
             member=True,
             cost=_double_receiver_cost,
+            work=replace_work,
         ),
     )
     add(
@@ -228,6 +249,7 @@ def register(registry: Registry) -> None:
             replace,
             member=True,
             cost=_double_receiver_cost,
+            work=replace_work,
         ),
     )
     add(
@@ -276,6 +298,7 @@ def register(registry: Registry) -> None:
             format_string,
             member=True,
             validate=validate_format_call,
+            work=format_work,
         ),
     )
     add("strings.quote", Overload("strings_quote", (s,), s, quote))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import re
 from typing import Any
 
 from kubedra.cel.errors import CelEvaluationError
@@ -189,14 +190,17 @@ def _parse_ipv6(text: str) -> tuple[bytes, str]:
 
 def _parse_addr(raw: str) -> Address:
     """Go's ``netip.ParseAddr`` (zones are refused by the callers before this)."""
-    for c in raw:
-        if c == ".":
-            return ipaddress.IPv4Address(_ipv4_fields(raw, 0, len(raw)))
-        if c == ":":
-            return ipaddress.IPv6Address(_parse_ipv6(raw)[0])
-        if c == "%":
-            raise _AddrError(raw, "missing IPv6 address")
-    raise _AddrError(raw, "unable to parse IP")
+    first = _ADDR_KIND.search(raw)  # the first of these decides, as in Go (at C speed)
+    if first is None:
+        raise _AddrError(raw, "unable to parse IP")
+    if first.group() == ".":
+        return ipaddress.IPv4Address(_ipv4_fields(raw, 0, len(raw)))
+    if first.group() == ":":
+        return ipaddress.IPv6Address(_parse_ipv6(raw)[0])
+    raise _AddrError(raw, "missing IPv6 address")
+
+
+_ADDR_KIND = re.compile(r"[.:%]")
 
 
 def parse_ip(raw: str) -> IP:

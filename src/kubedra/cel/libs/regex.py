@@ -19,23 +19,8 @@ def find_string(regex: Regex, text: str) -> str:
 
 
 def find_all_string(regex: Regex, text: str, n: int = -1) -> list[str]:
-    """Go's ``FindAllString``: no empty match right after the previous match."""
-    if n < 0:
-        n = len(text) + 1
-    out: list[str] = []
-    pos = 0
-    prev_end = -1
-    while len(out) < n and pos <= len(text):
-        match = regex.search(text, pos)
-        if match is None:
-            break
-        start, stop = match.span()
-        accept = not (stop == pos and start == prev_end)
-        pos = pos + 1 if stop == pos else stop
-        prev_end = stop
-        if accept:
-            out.append(text[start:stop])
-    return out
+    """Go's ``FindAllString``: every match when ``n`` is negative."""
+    return regex.find_all(text, len(text) + 1 if n < 0 else n)
 
 
 def _runtime_regex(pattern: str) -> Regex:

@@ -35,19 +35,13 @@ def register(registry: Registry) -> None:
     add = registry.add
     add(
         "sets.contains",
-        Overload(
-            "list_sets_contains_list", (lt, lt), BOOL, contains, cost=_cost(1), precharged=True
-        ),
+        Overload("list_sets_contains_list", (lt, lt), BOOL, contains, cost=_cost(1)),
     )
     add(
         "sets.equivalent",
-        Overload(
-            "list_sets_equivalent_list", (lt, lt), BOOL, equivalent, cost=_cost(2), precharged=True
-        ),
+        Overload("list_sets_equivalent_list", (lt, lt), BOOL, equivalent, cost=_cost(2)),
     )
     add(
         "sets.intersects",
-        Overload(
-            "list_sets_intersects_list", (lt, lt), BOOL, intersects, cost=_cost(1), precharged=True
-        ),
+        Overload("list_sets_intersects_list", (lt, lt), BOOL, intersects, cost=_cost(1)),
     )

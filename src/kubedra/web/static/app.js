@@ -1,11 +1,16 @@
 // kubedra web page: cluster view, step-through of scheduling decisions, editor, charts.
-// Plain JS, no dependencies; the server sends JSON (/api/state) and change events (SSE).
+// Plain JS, no dependencies. The page opens on the cluster as it is now (live) and replays the
+// scheduler's decisions on demand. It learns of changes by asking /api/changes every second:
+// short requests, never a stream held open, so that the page is complete as soon as its first
+// answers are in (a headless `chromium --screenshot --virtual-time-budget=...` waits for every
+// open request, and a stream never ends).
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
 const PHASES = ["request", "candidates", "bound"];
 const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
-const ui = { data: null, cursor: 0, timer: null, selector: null, explainFor: null };
+const ui = { data: null, cursor: 0, timer: null, selector: null, explainFor: null, manifestTouched: false };
+const POLL_MS = 1000, POLL_HIDDEN_MS = 5000;
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -104,11 +109,42 @@ function verdictsFor(pos) {
   return out;
 }
 
-function slot(dev, use, verdicts) {
+// What is left of each shared counter once the allocated devices took theirs, by
+// "driver|pool|counterSet|counter": a partition that needs more than is left is not free.
+function countersLeft(use) {
+  const left = new Map();
+  for (const s of ui.data.counterSets) for (const [name, cap] of Object.entries(s.counters)) {
+    left.set(`${s.driver}|${s.pool}|${s.name}|${name}`, cap);
+  }
+  for (const dev of ui.data.devices) {
+    if (!use.has(dev.key)) continue;
+    for (const [set, counters] of Object.entries(dev.consumesCounters)) for (const [name, value] of Object.entries(counters)) {
+      const key = `${dev.driver}|${dev.pool}|${set}|${name}`;
+      if (left.has(key)) left.set(key, left.get(key) - value);
+    }
+  }
+  return left;
+}
+
+// Why a device that nobody holds cannot be allocated now (null: it can): its partitions'
+// shared counters are used up by the devices allocated from the same counter set.
+function blockedBy(dev, left) {
+  for (const [set, counters] of Object.entries(dev.consumesCounters)) for (const [name, value] of Object.entries(counters)) {
+    const remaining = left.get(`${dev.driver}|${dev.pool}|${set}|${name}`);
+    if (remaining !== undefined && value > remaining + 1e-9) {
+      return `counter ${set}/${name}: needs ${fmt(value)}, ${fmt(Math.max(0, remaining))} left`;
+    }
+  }
+  return null;
+}
+
+function slot(dev, use, verdicts, left) {
   const users = use.get(dev.key) || [];
   const v = verdicts ? verdicts.get(dev.key) : null;
   const classes = ["slot"];
   let label = "free";
+  const blocked = users.length ? null : blockedBy(dev, left);
+  if (blocked) { classes.push("exhausted"); label = "unavailable"; }
   if (users.length) { classes.push("bound"); label = dev.multiAllocatable ? `shared by ${users.length}` : "bound"; }
   if (v) {
     if (v.chosen) { classes.push("chosen"); label = "chosen"; }
@@ -121,6 +157,7 @@ function slot(dev, use, verdicts) {
     ...Object.entries(dev.attributes).map(([k, a]) => `${k}: ${a}`),
     ...Object.entries(dev.capacity).map(([k, c]) => `capacity ${k}: ${c}`),
     users.length ? `allocated to ${users.map((u) => u.claim).join(", ")}` : "not allocated",
+    blocked ? `unavailable: ${blocked}` : null,
     v ? v.why : null,
   ].filter(Boolean).join("\n");
   const bars = [];
@@ -137,6 +174,7 @@ function slot(dev, use, verdicts) {
       Object.entries(dev.capacity).map(([k, c]) => [el("dt", { text: k }), el("dd", { class: "cap", text: c })])),
     users.length ? el("div", { class: "owner", text: `→ ${users.map((u) => u.claim.split("/")[1]).join(", ")}` }) : null,
     bars,
+    blocked && !(v && !v.ok) ? el("div", { class: "why", text: blocked }) : null,
     v && !v.ok ? el("div", { class: "why", text: v.why.replace(/^rejected for [^:]*: /, "") }) : null);
 }
 
@@ -183,7 +221,7 @@ function claimChip(claim, snap) {
   el("span", { class: "pod-claims", text: devices.length ? `→ ${devices.join(", ")}` : wants }));
 }
 
-function renderPools(devs, use, verdicts) {
+function renderPools(devs, use, verdicts, left) {
   const pools = new Map();
   for (const d of devs) {
     const key = `${d.driver}|${d.pool}`;
@@ -195,7 +233,7 @@ function renderPools(devs, use, verdicts) {
     return el("div", { class: "pool", "data-pool": pool },
       el("div", { class: "pool-head", text: `pool ${pool} · ${driver}` }),
       counterGauges(pool, driver, use),
-      el("div", { class: "slots" }, list.map((d) => slot(d, use, verdicts))));
+      el("div", { class: "slots" }, list.map((d) => slot(d, use, verdicts, left))));
   });
 }
 
@@ -206,6 +244,7 @@ function render() {
   const snap = snapshot();
   const use = deviceUse(snap.claims);
   const verdicts = verdictsFor(snap.pos);
+  const left = countersLeft(use);
   const pods = [...snap.pods.values()];
   $("#pending").replaceChildren(...pods.filter((p) => !p.node).map((p) => podChip(p, snap)));
   $("#pending-lane").classList.toggle("empty", !pods.some((p) => !p.node));
@@ -217,12 +256,12 @@ function render() {
     const here = pods.filter((p) => p.node === n.name);
     return el("section", { class: "node", "data-node": n.name },
       el("h3", {}, n.name, el("span", { class: "meta", text: ` ${n.labels["topology.kubernetes.io/zone"] || ""} · cpu ${n.capacity.cpu || "?"} · mem ${n.capacity.memory || "?"}` })),
-      devs.length ? renderPools(devs, use, verdicts) : el("div", { class: "muted", text: "no devices" }),
+      devs.length ? renderPools(devs, use, verdicts, left) : el("div", { class: "muted", text: "no devices" }),
       el("div", { class: "pods" }, here.map((p) => podChip(p, snap))));
   }));
   const net = d.devices.filter((x) => x.networkAttached);
   $("#network").replaceChildren(...(net.length ? [el("section", { class: "node network", "data-node": "" },
-    el("h3", { text: "Network-attached pools" }), renderPools(net, use, verdicts))] : []));
+    el("h3", { text: "Network-attached pools" }), renderPools(net, use, verdicts, left))] : []));
   renderDecision(snap.pos);
   renderCharts(use);
   renderInfo(snap.pos);
@@ -232,7 +271,7 @@ function render() {
 function renderInfo(pos) {
   const n = ui.data.steps.length;
   let text;
-  if (isLive()) text = n ? `live · ${n} decision${n === 1 ? "" : "s"} made` : "live · no decisions yet";
+  if (isLive()) text = n ? `live · ${n} decision${n === 1 ? "" : "s"} to replay` : "live · no decisions yet";
   else if (!pos) text = `before decision 1 of ${n}`;
   else {
     const s = ui.data.steps[pos.index];
@@ -245,7 +284,7 @@ function renderInfo(pos) {
 function renderDecision(pos) {
   const body = $("#decision-body");
   if (!pos) {
-    body.replaceChildren(el("p", { class: "muted", text: isLive() ? "The cluster as it is now. Reset and Step to replay the decisions." : "Press Step or Play to walk through the scheduler's decisions." }));
+    body.replaceChildren(el("p", { class: "muted", text: isLive() ? "The cluster as it is now. Step or Play replays the scheduler's decisions from the start." : "Press Step or Play to walk through the scheduler's decisions." }));
     return;
   }
   const s = ui.data.steps[pos.index];
@@ -268,6 +307,8 @@ function renderDecision(pos) {
       chosen.length ? ` · ${chosen.join(", ")}` : "", s.message ? el("div", { class: "muted", text: s.message }) : null));
     if (s.result !== "Scheduled" && ui.explainFor !== s.pod) showExplain(s.pod);
   }
+  // an open Explain panel follows the pod of the decision in view
+  if (!$("#explain").hidden && ui.explainFor !== s.pod) showExplain(s.pod);
   body.replaceChildren(...parts);
 }
 
@@ -290,10 +331,39 @@ function animate(before) {
 
 // ---- charts (SVG, drawn here) ---------------------------------------------------------------
 
-function barChart(title, rows) {
-  const w = 320, rowH = 22, labelW = 110, h = rows.length * rowH + 24;
+// Drawn at the width of its box in CSS pixels (never scaled), so that its text is the page's
+// size at every window width; redrawn when the box changes width.
+const measure = document.createElement("canvas").getContext("2d");
+
+// Text width in the charts' label font, to size the label and value columns to their text.
+function textWidth(text) {
+  measure.font = `11px ${getComputedStyle(document.body).fontFamily}`;
+  return measure.measureText(text).width;
+}
+
+// The label cut with an ellipsis to fit ``room`` pixels (the whole text stays in its tooltip).
+function fitted(label, room) {
+  if (textWidth(label) <= room) return label;
+  let cut = label;
+  while (cut.length > 1 && textWidth(cut + "…") > room) cut = cut.slice(0, -1);
+  return cut + "…";
+}
+
+// Labels that fit beside their bars go there; when one would not, every label goes on a line
+// of its own above its bar, so that none is cut.
+function barChart(title, rows, width, empty, labelMin = 0) {
+  const w = Math.max(260, Math.floor(width || 320));
+  const values = rows.map((r) => r.text || `${r.used}/${r.total}`);
+  const valueW = Math.ceil(Math.max(24, ...values.map(textWidth))) + 10;
+  const widest = Math.max(40, labelMin, ...rows.map((r) => textWidth(r.label))) + 10;
+  const stacked = widest > w * 0.42;
+  const labelW = stacked ? 0 : Math.ceil(widest);
+  const rowH = stacked ? 34 : 22, top = stacked ? 14 : 0;
+  const h = Math.max(1, rows.length) * rowH + 24;
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("width", w);
+  svg.setAttribute("height", h);
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", title);
   const add = (tag, attrs, text) => {
@@ -301,15 +371,18 @@ function barChart(title, rows) {
     for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
     if (text !== undefined) n.textContent = text;
     svg.append(n);
+    return n;
   };
   add("text", { x: 0, y: 14, class: "chart-title" }, title);
+  if (!rows.length) add("text", { x: 0, y: 36, class: "chart-label" }, empty || "nothing to show");
   rows.forEach((r, i) => {
-    const y = 22 + i * rowH, bw = w - labelW - 70;
-    const frac = r.total > 0 ? r.used / r.total : 0;
-    add("text", { x: 0, y: y + 14, class: "chart-label" }, r.label);
-    add("rect", { x: labelW, y: y + 3, width: bw, height: 14, class: "chart-free", rx: 3 });
-    add("rect", { x: labelW, y: y + 3, width: Math.max(0, bw * frac), height: 14, class: "chart-used", rx: 3 });
-    add("text", { x: labelW + bw + 6, y: y + 14, class: "chart-value" }, r.text || `${r.used}/${r.total}`);
+    const y = 22 + i * rowH, bw = w - labelW - valueW;
+    const frac = r.total > 0 ? Math.min(1, r.used / r.total) : 0;
+    const label = add("text", { x: 0, y: y + 14, class: "chart-label" }, fitted(r.label, stacked ? w : labelW - 8));
+    label.append(Object.assign(document.createElementNS(svg.namespaceURI, "title"), { textContent: r.label }));
+    add("rect", { x: labelW, y: y + top + 3, width: bw, height: 14, class: "chart-free", rx: 3 });
+    add("rect", { x: labelW, y: y + top + 3, width: Math.max(0, bw * frac), height: 14, class: "chart-used", rx: 3 });
+    add("text", { x: labelW + bw + 6, y: y + top + 14, class: "chart-value" }, values[i]);
   });
   return svg;
 }
@@ -319,58 +392,70 @@ function renderCharts(use) {
   const byNode = d.nodes.map((n) => {
     const devs = d.devices.filter((x) => x.node === n.name);
     return { label: n.name, used: devs.filter((x) => use.has(x.key)).length, total: devs.length };
-  });
+  }).filter((row) => row.total > 0); // a node without devices of its own has nothing to show
   const net = d.devices.filter((x) => x.networkAttached);
   if (net.length) byNode.push({ label: "network", used: net.filter((x) => use.has(x.key)).length, total: net.length });
   const byClass = d.deviceClasses.map((c) => {
     const devs = d.devices.filter((x) => x.classes.includes(c));
-    return { label: c.length > 16 ? c.slice(0, 15) + "…" : c, used: devs.filter((x) => use.has(x.key)).length, total: devs.length };
+    return { label: c, used: devs.filter((x) => use.has(x.key)).length, total: devs.length };
   });
   const caps = new Map();
   // Partitions share their physical device's counters: count those once, not each partition.
+  const left = countersLeft(use);
   for (const s of d.counterSets) for (const [name, cap] of Object.entries(s.counters)) {
-    let used = 0;
-    for (const dev of d.devices) {
-      if (dev.pool === s.pool && dev.driver === s.driver && use.has(dev.key)) used += (dev.consumesCounters[s.name] || {})[name] || 0;
-    }
-    const label = `${s.name}/${name}`;
-    caps.set(label, { label: label.length > 16 ? label.slice(0, 15) + "…" : label, used, total: cap });
+    const free = Math.max(0, left.get(`${s.driver}|${s.pool}|${s.name}|${name}`));
+    const where = s.node ? "" : ", network";
+    const label = `${name} (${s.name}${where})`;
+    caps.set(`counter|${s.driver}|${s.pool}|${s.name}|${name}`, { label, used: cap - free, total: cap });
   }
+  // Capacity per name, network-attached pools on rows of their own (no node holds them).
   for (const dev of d.devices) for (const [name, cap] of Object.entries(dev.capacityNumbers)) {
     if (Object.keys(dev.consumesCounters).length) continue;
     const users = use.get(dev.key) || [];
     const used = dev.multiAllocatable ? users.reduce((s, u) => s + (u.consumed[name] || 0), 0) : (users.length ? cap : 0);
-    const row = caps.get(name) || { label: name, used: 0, total: 0 };
-    row.used += used; row.total += cap; caps.set(name, row);
+    const key = `${dev.networkAttached ? "network" : "node"}|${name}`;
+    const row = caps.get(key) || { label: name + (dev.networkAttached ? " (network)" : ""), used: 0, total: 0 };
+    row.used += Math.min(used, cap); row.total += cap; caps.set(key, row);
   }
-  const capRows = [...caps.values()].map((r) => ({ ...r, text: `${fmt(r.used)} / ${fmt(r.total)}` }));
-  $("#chart-nodes").replaceChildren(barChart("Devices in use per node", byNode));
-  $("#chart-classes").replaceChildren(barChart("Devices in use per device class", byClass));
-  $("#chart-capacity").replaceChildren(barChart("Capacity used vs free", capRows));
-  $("#chart-pools").replaceChildren(...poolStatusCharts(d.poolStatus || []));
+  const capRows = [...caps.values()].map((r) => ({ ...r, text: `${fmt(r.used)} used · ${fmt(Math.max(0, r.total - r.used))} free` }));
+  const pools = poolStatusRows(d.poolStatus || []);
+  const width = $("#charts").clientWidth - 26; // the card's padding and border
+  ui.chartWidth = width;
+  // one label column for the charts whose labels fit beside their bars, so that bars line up
+  const side = [byNode, byClass, capRows, pools.parts, pools.shares].flatMap((rows) => rows.map((r) => textWidth(r.label))).filter((x) => x + 10 <= width * 0.42);
+  const labelMin = Math.max(0, ...side);
+  $("#chart-nodes").replaceChildren(barChart("Devices in use per node", byNode, width, "no node has devices of its own", labelMin));
+  $("#chart-classes").replaceChildren(barChart("Devices in use per device class", byClass, width, undefined, labelMin));
+  $("#chart-capacity").replaceChildren(barChart("Capacity used vs free", capRows, width, "no device declares capacity", labelMin));
+  // What a ResourcePoolStatusRequest reports is computed by the server at the live state only,
+  // so the titles say so while the step-through shows an earlier step.
+  const when = isLive() ? "" : " (live state)";
+  const poolCharts = [];
+  if (pools.parts.length) poolCharts.push(barChart(`Partitions not allocatable per type${when}`, pools.parts, width, undefined, labelMin));
+  if (pools.shares.length) poolCharts.push(barChart(`Shareable capacity consumed${when}`, pools.shares, width, undefined, labelMin));
+  $("#chart-pools").replaceChildren(...poolCharts, ...pools.notes);
 }
 
-// What a ResourcePoolStatusRequest reports per pool (KEP-5677). The server computes it at the
-// live state only, so the titles say so while the step-through shows an earlier step.
-function poolStatusCharts(statuses) {
-  const short = (t) => (t.length > 16 ? t.slice(0, 15) + "…" : t);
-  const when = isLive() ? "" : " (live state)";
+// What a ResourcePoolStatusRequest reports per pool (KEP-5677), as chart rows: partitions not
+// allocatable per type, shareable capacity consumed, and the pools' validation errors.
+function poolStatusRows(statuses) {
   const parts = [], shares = [], notes = [];
   for (const s of statuses) {
     const pool = s.poolName;
     for (const p of s.partitionSummary || []) {
-      parts.push({ label: short(`${pool} ${p.type}`), used: p.total - p.allocatable, total: p.total, text: `${p.allocatable}/${p.total} left` });
+      parts.push({ label: `${pool} ${p.type}`, used: p.total - p.allocatable, total: p.total, text: `${p.allocatable}/${p.total} left` });
     }
     for (const c of (s.shareableSummary || {}).capacity || []) {
-      shares.push({ label: short(`${pool} ${c.name}`), used: c.consumedNumber, total: c.totalNumber, text: `${c.consumed} / ${c.total}` });
+      shares.push({ label: `${pool} ${c.name}`, used: c.consumedNumber, total: c.totalNumber, text: `${c.consumed} / ${c.total}` });
     }
     if (s.validationError) notes.push(el("p", { class: "muted pool-status-error", text: `${s.driver}/${pool}: ${s.validationError}` }));
   }
-  const out = [];
-  if (parts.length) out.push(barChart(`Partitions not allocatable per type${when}`, parts));
-  if (shares.length) out.push(barChart(`Shareable capacity consumed${when}`, shares));
-  return [...out, ...notes];
+  return { parts, shares, notes };
 }
+
+new ResizeObserver(() => {
+  if (ui.data && Math.abs(($("#charts").clientWidth - 26) - (ui.chartWidth || 0)) >= 1) render();
+}).observe($("#charts"));
 
 // ---- step-through ---------------------------------------------------------------------------
 
@@ -383,7 +468,7 @@ function play() {
 }
 
 $("#reset").onclick = () => { stop(); go(0); };
-$("#step").onclick = () => { stop(); go(ui.cursor + 1); };
+$("#step").onclick = () => { stop(); go(isLive() ? 1 : ui.cursor + 1); }; // from live: replay from the start
 $("#live").onclick = () => { stop(); go(total()); };
 $("#play").onclick = () => (ui.timer ? stop() : play());
 
@@ -392,10 +477,13 @@ $("#play").onclick = () => (ui.timer ? stop() : play());
 async function showExplain(key) {
   const [ns, name] = key.split("/");
   ui.explainFor = key;
-  const r = await api(`/api/explain/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`);
   const box = $("#explain-body");
   $("#explain").hidden = false;
-  if (!r.ok) { box.replaceChildren(el("p", { class: "error", text: r.json.error })); return; }
+  $("#explain").dataset.pod = key;
+  box.replaceChildren(el("p", {}, el("strong", { text: key })), el("p", { class: "muted", text: "asking the scheduler..." }));
+  const r = await api(`/api/explain/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`);
+  if (ui.explainFor !== key) return; // another pod was chosen meanwhile: its answer wins
+  if (!r.ok) { box.replaceChildren(el("p", {}, el("strong", { text: key })), el("p", { class: "error", text: r.json.error })); return; }
   box.replaceChildren(el("p", {}, el("strong", { text: key })), el("ul", {}, (r.json.summary || []).map((s) => el("li", { text: s }))));
 }
 $("#explain-close").onclick = () => { $("#explain").hidden = true; ui.explainFor = null; };
@@ -438,8 +526,7 @@ async function checkSelector() {
   if (!r.ok || !r.json.ok) {
     ui.selector = new Set();
     errBox.hidden = false;
-    const j = r.json;
-    errBox.textContent = j.column ? `${expr}\n${" ".repeat(j.column - 1)}^ column ${j.column}\n${j.error}` : (j.error || "invalid selector");
+    showSelectorError(errBox, expr, r.json);
     $("#selector-info").textContent = "";
   } else {
     ui.selector = new Set(r.json.matches);
@@ -450,10 +537,28 @@ async function checkSelector() {
   render();
 }
 
+// The line of the expression the error is on, kept on one line (the box scrolls sideways
+// rather than wrapping, so the caret stays under its column), the character marked as well.
+function showSelectorError(box, expr, j) {
+  if (!j.column) { box.replaceChildren(el("code", { text: j.error || "invalid selector" })); return; }
+  const lines = expr.split("\n");
+  const lineNo = Math.min(Math.max(1, j.line || 1), lines.length);
+  const line = lines[lineNo - 1];
+  const at = Math.min(j.column - 1, line.length);
+  const where = lines.length > 1 ? `line ${lineNo}, column ${j.column}` : `column ${j.column}`;
+  box.replaceChildren(
+    el("div", { class: "cel-line" }, line.slice(0, at), el("mark", { class: "cel-at", text: line.slice(at, at + 1) || " " }), line.slice(at + 1)),
+    el("div", { class: "cel-line" }, " ".repeat(at) + "^ " + where),
+    // CEL's own message echoes the expression and a caret (" | ..." lines): drawn above instead
+    el("div", { class: "cel-message", text: (j.error || "").split("\n").filter((l) => !l.startsWith(" | ")).join("\n") }));
+  const mark = box.querySelector(".cel-at");
+  box.scrollLeft = Math.max(0, mark.offsetLeft - box.clientWidth / 2);
+}
+
 function yamlString(s) { return JSON.stringify(s); }
 $("#f-fill").onclick = () => {
   const n = (ui.data ? ui.data.pods.length : 0) + 1;
-  const cls = $("#f-class").value, count = $("#f-count").value || "1", sel = $("#selector").value.trim();
+  const cls = $("#f-class").value || "my-device-class", count = $("#f-count").value || "1", sel = $("#selector").value.trim();
   const ns = ui.data ? ui.data.namespace : "default";
   $("#manifest").value = [
     "apiVersion: resource.k8s.io/v1", "kind: ResourceClaim", "metadata:", `  name: my-claim-${n}`, `  namespace: ${ns}`,
@@ -468,17 +573,46 @@ $("#f-fill").onclick = () => {
 
 // ---- data and live updates ------------------------------------------------------------------
 
+// The editor's first text: a claim of this cluster's first DeviceClass with a mistake to fix.
+function starterManifest(cls) {
+  return [
+    "# A claim with a mistake: request names are lowercase. Press Check, fix it, then Create.",
+    "apiVersion: resource.k8s.io/v1", "kind: ResourceClaim", "metadata:", "  name: extra-device", "spec:", "  devices:",
+    "    requests:", "    - name: Big_Device", "      exactly:", `        deviceClassName: ${cls || "my-device-class"}`, "",
+  ].join("\n");
+}
+
+// A selector example that fits this cluster: a capacity of its first device, else its driver.
+function selectorExample() {
+  const dev = ui.data.devices[0];
+  if (!dev) return 'device.driver == "example.com"';
+  const [name, value] = Object.entries(dev.capacity)[0] || [];
+  if (name) return `device.capacity[${JSON.stringify(dev.driver)}].${name}.compareTo(quantity(${JSON.stringify(value)})) >= 0`;
+  return `device.driver == ${JSON.stringify(dev.driver)}`;
+}
+
+function showClasses(old) {
+  const classes = $("#f-class");
+  if (old && old.deviceClasses.join() === ui.data.deviceClasses.join()) return;
+  const chosen = classes.value;
+  classes.replaceChildren(...ui.data.deviceClasses.map((c) => el("option", { value: c, text: c })));
+  if (!ui.data.deviceClasses.length) classes.append(el("option", { value: "", text: "(no DeviceClass in this cluster)" }));
+  if (ui.data.deviceClasses.includes(chosen)) classes.value = chosen;
+  if (!old) {
+    $("#selector").placeholder = selectorExample();
+    if (!ui.manifestTouched) $("#manifest").value = starterManifest(ui.data.deviceClasses[0]);
+  }
+}
+
 async function refresh(animateFrom) {
   const wasLive = !ui.data || isLive();
   const r = await api("/api/state");
-  if (!r.ok) { $("#conn").textContent = r.json.error; return; }
+  if (!r.ok) { setConn(false, r.json.error); return; }
   const old = ui.data;
   ui.data = r.json;
-  const classes = $("#f-class");
-  if (!old || old.deviceClasses.join() !== ui.data.deviceClasses.join()) {
-    classes.replaceChildren(...ui.data.deviceClasses.map((c) => el("option", { value: c, text: c })));
-  }
-  if (!old) { ui.cursor = 0; render(); return; }
+  ui.version = r.json.resourceVersion;
+  showClasses(old);
+  if (!old) { ui.cursor = total(); render(); return; } // open on the cluster as it is now
   if (animateFrom !== undefined || wasLive) {
     const from = animateFrom !== undefined ? animateFrom : old.steps.length;
     if (from < ui.data.steps.length) { stop(); ui.cursor = from * PHASES.length; render(); play(); return; }
@@ -487,18 +621,28 @@ async function refresh(animateFrom) {
   render();
 }
 
-function connect() {
-  const source = new EventSource("/api/events");
-  source.addEventListener("hello", () => { $("#conn").textContent = "● connected"; $("#conn").className = "conn up"; });
-  source.addEventListener("change", () => { if (!ui.timer) refresh(); else ui.pendingRefresh = true; });
-  source.onerror = () => { $("#conn").textContent = "reconnecting"; $("#conn").className = "conn down"; };
+function setConn(up, why) {
+  $("#conn").textContent = up ? "● live" : `reconnecting${why ? ": " + why : ""}`;
+  $("#conn").className = `conn ${up ? "up" : "down"}`;
+}
+
+// Ask for the cluster's resourceVersion; refresh when it moved (not during Play: then after).
+async function poll() {
+  try {
+    const resp = await fetch("/api/changes", { cache: "no-store" });
+    if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
+    const j = await resp.json();
+    setConn(true);
+    if (ui.data && j.resourceVersion !== ui.version) {
+      if (!ui.timer) await refresh(); else ui.pendingRefresh = true;
+    }
+  } catch (e) {
+    setConn(false);
+  }
+  setTimeout(poll, document.hidden ? POLL_HIDDEN_MS : POLL_MS);
 }
 
 setInterval(() => { if (ui.pendingRefresh && !ui.timer) { ui.pendingRefresh = false; refresh(); } }, 300);
 $("#k8s-url").textContent = `${location.origin}/k8s`;
-$("#manifest").value = [
-  "# A claim with a mistake: request names are lowercase. Press Check, fix it, then Create.",
-  "apiVersion: resource.k8s.io/v1", "kind: ResourceClaim", "metadata:", "  name: extra-gpu", "spec:", "  devices:",
-  "    requests:", "    - name: Big_GPU", "      exactly:", "        deviceClassName: gpu.example.com", "",
-].join("\n");
-refresh().then(connect);
+$("#manifest").addEventListener("input", () => { ui.manifestTouched = true; });
+refresh().then(poll);
