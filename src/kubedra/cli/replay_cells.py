@@ -48,6 +48,10 @@ def parse_args(args: Sequence[str]) -> tuple[ReplayRequest, set[str]]:
     raises ValueError with click's message for bad flags."""
     from kubedra.cli.replay_cmd import RequestSink
 
+    for flag in ("--help", "-h"):
+        if flag in args:
+            # Click would print the help and stop there, leaving the cell with no request.
+            raise ValueError(f"{flag}: not a replay flag of a cell")
     command = _command()
     sink = RequestSink()
     try:
@@ -102,9 +106,27 @@ def check_cell_args(args: Sequence[str]) -> str | None:
     try:
         request, _ = parse_args(args)
         check(request)
+        _check_gates(request)
     except ValueError as error:
         return str(error)
     return None
+
+
+def _check_gates(request: ReplayRequest) -> None:
+    """--kubernetes-version and --feature-gates as the command reads them: a cell's bad value
+    is found before anything runs (the command itself exits 2 on it, printing on its own)."""
+    from kubedra.features import DEFAULT as DEFAULT_RELEASE
+    from kubedra.features import FeatureGateError, FeatureGates, ReleaseError, parse_version
+
+    try:
+        version = request.kubernetes_version
+        release = parse_version(version) if version else DEFAULT_RELEASE
+    except ReleaseError as error:
+        raise ValueError(f"--kubernetes-version {request.kubernetes_version}: {error}") from None
+    try:
+        FeatureGates.for_release(release, request.feature_gates or None)
+    except FeatureGateError as error:
+        raise ValueError(f"--feature-gates {request.feature_gates}: {error}") from None
 
 
 @contextlib.contextmanager

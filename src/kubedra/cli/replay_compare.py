@@ -331,8 +331,10 @@ class _CellProgress:
             what = f"failed: {result.error}"
         else:
             what = "done"
+        cpu = f", CPU {result.cpu_seconds:.1f} s" if result.cpu_seconds is not None else ""
         line = (
-            f"[{self.finished}/{self.total}] {result.cell.label()}: {what} ({result.seconds:.1f} s)"
+            f"[{self.finished}/{self.total}] {result.cell.label()}: {what} "
+            f"({result.seconds:.1f} s{cpu})"
         )
         if self._bar is not None:
             self._bar.console.print(line, markup=False, highlight=False)

@@ -76,8 +76,12 @@ def check(request: ReplayRequest) -> Timing:
         ):
             if given:
                 raise ValueError(f"{flag} is for a replay over time, not --inflate")
-        if request.until_demand is not None and not request.until_demand > 0:
-            raise ValueError(f"--until-demand {request.until_demand:g}: must be above 0")
+        if request.until_demand is not None:
+            from kubedra.replay.inflate import until_demand_problem
+
+            problem = until_demand_problem(request.until_demand)
+            if problem is not None:
+                raise ValueError(problem)
     else:
         for flag, given in (
             ("--until-demand", request.until_demand is not None),

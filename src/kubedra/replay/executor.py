@@ -45,6 +45,8 @@ class CellResult:
     error: str | None
     seconds: float
     """Wall time of the cell where it ran (not part of any output that must repeat)."""
+    cpu_seconds: float | None = None
+    """CPU time of the process that ran the cell, while it ran; None where it died."""
 
 
 Done = Callable[[CellResult], None]
@@ -78,12 +80,20 @@ def run_cells(
 
 
 def _timed(cell: Cell, function: CellFunction) -> CellResult:
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), time.process_time()
+    result: dict[str, Any] | None = None
+    error_text: str | None = None
     try:
         result = function(cell)
     except Exception as error:  # one cell's failure is reported, the others go on
-        return CellResult(cell, None, _describe(error), time.monotonic() - started)
-    return CellResult(cell, result, None, time.monotonic() - started)
+        error_text = _describe(error)
+    return CellResult(
+        cell,
+        result,
+        error_text,
+        time.monotonic() - started,
+        time.process_time() - cpu_started,
+    )
 
 
 def _describe(error: BaseException) -> str:

@@ -45,6 +45,9 @@ from kubedra.scheduler.policies.workload import ObjectIndex
 
 MAX_TASKS = 10_000_000
 """The most tasks one run lets arrive (a trace whose tasks ask for almost nothing)."""
+MAX_UNTIL_DEMAND = 100.0
+"""The most --until-demand takes: 100 times the cluster's devices (the paper stops at 1.3);
+beyond, a run would only add failed tasks (and inf or 1e300 cannot be counted at all)."""
 CHECKPOINT_STEP = 0.1
 """Report the figures at every 10% of arrived demand (and at 100% and the end)."""
 
@@ -55,6 +58,14 @@ InflateProgress = Callable[[float, int, int], None]
 class InflateError(ValueError):
     """The experiment cannot run on this cluster and trace (no devices its pods could use,
     no task asking for any, a trace of actions only)."""
+
+
+def until_demand_problem(value: float) -> str | None:
+    """What is wrong with an --until-demand value, or None: above 0, at most
+    MAX_UNTIL_DEMAND (a number, so not NaN or infinite)."""
+    if not 0 < value <= MAX_UNTIL_DEMAND:  # NaN fails both comparisons
+        return f"--until-demand {value:g}: must be above 0 and at most {MAX_UNTIL_DEMAND:g}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -177,8 +188,9 @@ class Inflation:
         self.sim = sim
         self.source = trace.source
         self.options = options or InflateOptions()
-        if self.options.until_demand <= 0:
-            raise InflateError(f"--until-demand {self.options.until_demand:g}: must be above 0")
+        problem = until_demand_problem(self.options.until_demand)
+        if problem is not None:
+            raise InflateError(problem)
         actions = [e for e in trace.entries if e.action is not None]
         if actions:
             raise InflateError(

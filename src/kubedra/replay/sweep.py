@@ -34,6 +34,10 @@ SWEEP_FIELDS = ("runs", "configs", "seeds")
 RUN_FIELDS = ("name", "cluster", "trace")
 CONFIG_FIELDS = ("name", "args")
 
+MAX_CELLS = 100_000
+"""The most cells one sweep may have (runs x configs x seeds): a few lines of YAML must not
+make a billion replays, or a list of them in memory, before anything says so."""
+
 ArgsCheck = Callable[[Sequence[str]], "str | None"]
 """Checks a configuration's args (as replay flags); returns what is wrong, or None."""
 
@@ -125,6 +129,12 @@ def load_sweep(path: Path, check_args: ArgsCheck | None = None) -> Sweep:
     runs = _runs(document.get("runs"), source, base)
     configs = _configs(document.get("configs"), source, "configs", None)
     seeds = _seeds(document.get("seeds"), source)
+    cells = len(runs) * len(configs) * len(seeds)
+    if cells > MAX_CELLS:
+        raise SweepError(
+            f"{source}: {len(runs)} run(s) x {len(configs)} config(s) x {len(seeds)} seed(s) "
+            f"= {cells} cells, more than {MAX_CELLS}: split the sweep"
+        )
     for i, config in enumerate(configs):
         where = f"{source}: configs[{i}].args"
         if seeds != (None,) and _names_flag(config.args, "--seed"):
@@ -262,16 +272,26 @@ def _path(value: Any, base: Path, source: str, field: str) -> str:
     if not isinstance(value, str) or not value:
         raise SweepError(f"{source}: {field}: a path relative to the sweep file")
     _inside(value, base, f"{source}: {field}")
-    if not (base / value).exists():
+    try:
+        exists = (base / value).exists()
+    except OSError as error:  # a name too long, a link loop the resolving let through
+        raise SweepError(f"{source}: {field}: {value}: {error.strerror or error}") from None
+    if not exists:
         raise SweepError(f"{source}: {field}: {value}: no such file or directory")
-    return value
+    # A cell's flags carry the path: one that starts with "-" would read as a flag.
+    return f"./{value}" if value.startswith("-") else value
 
 
 def _inside(value: str, base: Path, where: str) -> None:
     """``value`` is a relative path that stays inside ``base`` (links followed)."""
+    if "\x00" in value:
+        raise SweepError(f"{where}: {value!r}: a path has no NUL character")
     if Path(value).is_absolute():
         raise SweepError(f"{where}: {value}: must be relative to the sweep file's directory")
-    resolved = (base / value).resolve()
+    try:
+        resolved = (base / value).resolve()
+    except (OSError, RuntimeError) as error:  # RuntimeError: a symbolic link loop
+        raise SweepError(f"{where}: {value}: {getattr(error, 'strerror', None) or error}") from None
     if resolved != base and base not in resolved.parents:
         raise SweepError(f"{where}: {value}: outside the sweep file's directory ({base})")
 
