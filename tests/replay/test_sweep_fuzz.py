@@ -35,25 +35,25 @@ SCALE = max(1, settings.default.max_examples // 100)
 INFLATE = ["--inflate", "--until-demand", "1", "--workers", "1"]
 
 PATHS = st.sampled_from(
-    [
-        "cluster.yaml",
-        "tasks.trace",
-        "in-link",
-        "out-link",
+    [  # the hostile first: hypothesis draws the first entries of a list more often
+        "a\x00b",
         "loop",
-        "dir",
-        "-o",
-        "sub/../tasks.trace",
+        "x" * 300,
+        "out-link",
         "sub/../../outside/secret.trace",
         "../outside/secret.trace",
         "/etc/passwd",
-        "missing.trace",
+        "-o",
+        "dir",
         "",
         ".",
-        "a\x00b",
         "~/x",
-        "x" * 300,
+        "missing.trace",
         "dir/" + "y" * 300,
+        "in-link",
+        "sub/../tasks.trace",
+        "cluster.yaml",
+        "tasks.trace",
     ]
 ) | st.text(max_size=6)
 FLAGS = st.sampled_from(
@@ -186,6 +186,38 @@ def mutated(draw: st.DrawFn, good: dict[str, Any]) -> Any:
         return document
 
 
+@st.composite
+def assembled(draw: st.DrawFn) -> dict[str, Any]:
+    """A sweep built from hostile parts: every run's paths, every config's flags and the
+    seeds drawn from the lists above, sometimes with an unknown field."""
+    document: dict[str, Any] = {
+        "runs": draw(
+            st.lists(
+                st.fixed_dictionaries(
+                    {"cluster": PATHS | st.lists(PATHS, max_size=2), "trace": PATHS},
+                    optional={"name": st.text(max_size=3)},
+                ),
+                min_size=1,
+                max_size=2,
+            )
+        ),
+        "configs": draw(
+            st.lists(
+                st.fixed_dictionaries(
+                    {"args": st.lists(FLAGS, max_size=4)},
+                    optional={"name": st.text(max_size=3)},
+                ),
+                min_size=1,
+                max_size=2,
+            )
+        ),
+        "seeds": draw(SEEDS),
+    }
+    if draw(st.booleans()):
+        document[draw(keys)] = draw(values)
+    return document
+
+
 def write(path: Path, document: Any) -> Path:
     path.write_text(yaml.safe_dump(document, allow_unicode=True))
     return path
@@ -204,7 +236,7 @@ def assert_inside(sweep_paths: list[str], base: Path) -> None:
 
 
 @FUZZ
-@given(st.one_of(values, mutated(GOOD_SWEEP)))
+@given(st.one_of(values, mutated(GOOD_SWEEP), assembled()))
 def test_sweep_files_load_or_name_the_field(base: Path, document: Any) -> None:
     path = write(base / "fuzz.sweep", document)
     try:
@@ -243,7 +275,7 @@ def assert_clean_exit(result: Any, cells: int | None) -> None:
 
 
 @settings(FUZZ, max_examples=25 * SCALE)
-@given(mutated(GOOD_SWEEP))
+@given(mutated(GOOD_SWEEP) | assembled())
 def test_the_command_on_hostile_sweeps(base: Path, document: Any) -> None:
     path = write(base / "cli.sweep", document)
     result = kubedra("--sweep", str(path), *INFLATE, "-o", "json")
