@@ -23,6 +23,15 @@ cycles and peak RSS.
     python benchmarks/bench_replay.py --cluster DIR/cluster.yaml --trace DIR/trace.yaml
     python benchmarks/bench_replay.py --nodes 50 --pods 1000
     python benchmarks/bench_replay.py --nodes 5000 --pods 100000 --step 10m
+
+``--inflate R`` runs the paper's experiment instead, in this process (kubedra.replay.inflate:
+tasks in trace order, ``--shuffle`` in a random order, drawn again once the trace runs out,
+never ending, until the arrived demand would pass R x the devices), with ``--policy NAME``
+planning for the trace's shapes, and prints tasks/s, milliseconds per task and the unallocated
+devices at 100% and at the end:
+
+    python benchmarks/bench_replay.py --cluster DIR/cluster.yaml --trace DIR/trace.yaml \
+        --inflate 1.3 --shuffle --policy fgd --seed 42
 """
 
 from __future__ import annotations
@@ -198,9 +207,15 @@ def main() -> None:
     parser.add_argument("--step", default=None, help="series step (e.g. 10m); default: changes")
     parser.add_argument("--cluster", type=Path, help="a cluster's manifests instead")
     parser.add_argument("--trace", type=Path, help="a trace file instead")
+    parser.add_argument("--inflate", type=float, metavar="R", help="the paper's experiment")
+    parser.add_argument("--shuffle", action="store_true", help="--inflate: a random order")
     args = parser.parse_args()
     policies = list(POLICIES) if args.policy == "all" else args.policy.split(",")
-    if args.alibaba is not None or (args.trace is not None and args.cluster is not None):
+    if args.inflate is not None and args.alibaba is not None:
+        raise SystemExit("--inflate: give --cluster and --trace (--alibaba --keep DIR writes them)")
+    if args.inflate is None and (
+        args.alibaba is not None or (args.trace is not None and args.cluster is not None)
+    ):
         with tempfile.TemporaryDirectory(prefix="bench-replay-") as scratch:
             out = args.keep or Path(scratch)
             out.mkdir(parents=True, exist_ok=True)
@@ -211,7 +226,7 @@ def main() -> None:
             replay_processes(cluster_file, trace_file, policies, out)
         return
     if len(policies) != 1:
-        raise SystemExit("--policy: one policy for the synthetic or a --trace-only run")
+        raise SystemExit("--policy: one policy for the synthetic, --inflate or a --trace-only run")
     policy = None if policies[0] == "default" else policies[0]
 
     from kubedra.cluster.timeline import parse_duration
@@ -229,12 +244,20 @@ def main() -> None:
         trace = parse_trace(entries, "synthetic")
         del entries
     read_seconds = time.perf_counter() - started
-    sim = new_simulation(SchedulerConfig(placement=policy), seed=args.seed)
+    workload = None
+    if policy is not None:
+        from kubedra.replay.shapes import trace_workload
+
+        workload = trace_workload(trace, objects)
+    sim = new_simulation(SchedulerConfig(placement=policy, workload=workload), seed=args.seed)
     problems = sim.load(objects)
     if problems:
         raise SystemExit(f"cluster refused: {problems[0].object}: {problems[0].message}")
     del objects
     gc.collect()
+    if args.inflate is not None:
+        inflate(sim, trace, args, read_seconds)
+        return
     nodes = sim.store.count("Node")
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -264,6 +287,39 @@ def main() -> None:
         f"{s['makespanSeconds']} s; GPU utilization {utilization:.0%}"
         if utilization is not None
         else f"result: {s['placed']} placed, {s['neverPlaced']} never placed"
+    )
+
+
+def inflate(sim: Any, trace: Trace, args: argparse.Namespace, read_seconds: float) -> None:
+    """The paper's experiment on ``sim``: the figures of ``--inflate``."""
+    from kubedra.replay.inflate import InflateOptions, Inflation
+    from kubedra.replay.inflate_report import at_demand
+    from kubedra.replay.inflate_report import summary as inflate_summary
+
+    options = InflateOptions(until_demand=args.inflate, seed=args.seed, shuffle=args.shuffle)
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    state = Inflation(sim, trace, options).run()
+    wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
+    s = inflate_summary(state)
+    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    tasks = s["tasks"]
+    print(
+        f"trace {trace.source}: {len(trace.entries)} entries on {s['nodes']} nodes with "
+        f"{s['totalDevices']} devices; read in {read_seconds:.1f} s; policy "
+        f"{args.policy or 'default profile'}, seed {args.seed}"
+    )
+    print(
+        f"inflate to {args.inflate:g}: {wall:.1f} s wall ({cpu:.1f} s CPU), {tasks} tasks, "
+        f"{tasks / wall:.0f} tasks/s, {1000 * wall / max(tasks, 1):.1f} ms/task, "
+        f"{sim.cycles} scheduling cycles, peak RSS {rss_mib:.0f} MiB"
+    )
+    at_full = at_demand(state, 1.0)["unallocatedDevices"] if args.inflate >= 1 else None
+    print(
+        f"result: {s['placed']} placed, {s['failed']} failed; unallocated devices "
+        + (f"{at_full:.2f} at 100%, " if at_full is not None else "")
+        + f"{s['unallocatedDevices']:.2f} at the end ({100 * s['arrivedDemand']:.2f}% arrived)"
     )
 
 

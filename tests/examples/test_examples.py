@@ -305,6 +305,33 @@ def test_placement_policies() -> None:
     assert nodes(None) == expected
 
 
+def test_inflate() -> None:
+    """examples/inflate: best-fit strands 0.2 and fails the last share; FGD places all six
+    (examples/README.md works both out)."""
+    from kubedra.replay import load_trace
+    from kubedra.replay.inflate import InflateOptions, Inflation
+    from kubedra.replay.inflate_report import summary
+    from kubedra.replay.shapes import trace_workload
+    from kubedra.scheduler import SchedulerConfig
+
+    loaded = load_paths([EXAMPLES / "inflate"])
+    assert loaded.errors == []
+    objects = [o.wire for o in loaded.objects]
+    trace = load_trace(EXAMPLES / "inflate" / "tasks.trace")
+    outcomes = {}
+    for policy in ("best-fit", "fgd"):
+        config = SchedulerConfig(placement=policy, workload=trace_workload(trace, objects))
+        sim = new_simulation(config)
+        assert sim.load(objects) == []
+        s = summary(Inflation(sim, trace, InflateOptions(until_demand=1.0)).run())
+        failure = s["firstFailure"]["pod"] if s["firstFailure"] else None
+        outcomes[policy] = (s["placed"], failure, s["unallocatedDevices"], s["strandedCapacity"])
+    assert outcomes == {
+        "best-fit": (5, "default/tuning", 0.2, {"share": 0.2}),
+        "fgd": (6, None, 0.0, {}),
+    }
+
+
 def test_replay() -> None:
     """examples/replay: the day examples/README.md works out by hand."""
     from kubedra.replay import Replay, load_trace

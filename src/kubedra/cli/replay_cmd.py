@@ -1,7 +1,12 @@
 """``kubedra replay CLUSTER... --trace TRACE``: a workload over time on the simulated cluster.
 
+Also the paper's experiment (``--inflate --until-demand R``), side-by-side comparisons
+(``--compare FILE``, ``--policy a,b,c``) and sweeps (``--sweep FILE``, in worker processes or
+on Ray); those run every configuration as one cell through kubedra.cli.replay_cells.
+
 Exit status: 0 when the replay ran (whatever became of the pods), 1 for bad input (an
-unreadable cluster or trace, a bad flag value, matplotlib missing for ``--plot``).
+unreadable cluster or trace, a bad flag value, matplotlib missing for ``--plot``). A
+comparison or sweep exits 3 when a cell failed (the others are still reported).
 """
 
 from __future__ import annotations
@@ -10,16 +15,18 @@ import enum
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
 from kubedra.api.limits import DEFAULT_MAX_PODS
 from kubedra.cli import options, sim_flags
+from kubedra.cli.replay_run import ReplayRequest
 from kubedra.cli.sim_flags import GangMode, Policy, PreemptionMode
 
 EXIT_DONE = 0
 EXIT_BAD_INPUT = 1
+EXIT_CELL_FAILED = 3
 _PROGRESS_EVERY_S = 0.2
 
 
@@ -29,7 +36,16 @@ class ReplayOutput(enum.StrEnum):
     YAML = "yaml"
 
 
+class RequestSink:
+    """Given as the click context's ``obj``, it receives the request instead of running it:
+    how kubedra.cli.replay_cells parses a cell's flags with this very command."""
+
+    def __init__(self) -> None:
+        self.request: ReplayRequest | None = None
+
+
 def replay(
+    ctx: typer.Context,
     paths: options.Paths = None,
     trace: Annotated[
         Path | None,
@@ -74,6 +90,82 @@ def replay(
         bool,
         typer.Option("--keep-finished", help="Keep finished pods in the cluster (memory)."),
     ] = False,
+    inflate: Annotated[
+        bool,
+        typer.Option(
+            "--inflate",
+            help="The paper's experiment: tasks arrive in trace order, are placed at once or "
+            "fail, and never end, until --until-demand of the devices is asked for.",
+        ),
+    ] = False,
+    until_demand: Annotated[
+        float | None,
+        typer.Option(
+            "--until-demand",
+            help="With --inflate: stop before the arrived demand passes R x the devices "
+            "(default 1.3).",
+            metavar="R",
+            show_default=False,
+        ),
+    ] = None,
+    shuffle: Annotated[
+        bool,
+        typer.Option("--shuffle", help="With --inflate: tasks arrive in a random order (--seed)."),
+    ] = False,
+    compare: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--compare",
+            help="Run the trace under each configuration FILE ({name, args}) side by side; "
+            "repeatable, or comma-separated.",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
+    sweep: Annotated[
+        Path | None,
+        typer.Option(
+            "--sweep",
+            help="Run every cell of a sweep FILE ({runs, configs, seeds}).",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="--compare/--sweep: cells at once, in worker processes (default: the CPUs).",
+            show_default=False,
+        ),
+    ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="--sweep: every cell a Ray task, on the Ray cluster at --ray-address (else "
+            "RAY_ADDRESS, else a new local Ray). pip install 'kubedra[ray]'.",
+        ),
+    ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="With --ray: the cluster, as ray.init takes it (auto, ray://HEAD:10001, ...).",
+            metavar="ADDRESS",
+            show_default=False,
+        ),
+    ] = None,
+    table: Annotated[
+        Path | None,
+        typer.Option(
+            "--table",
+            help="--compare/--sweep: write one row per cell to FILE (.csv or .json).",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
     scheduler: sim_flags.SchedulerOption = Policy.DEFAULT,
     seed: sim_flags.SeedOption = None,
     placement: options.PlacementPolicy = None,
@@ -93,63 +185,15 @@ def replay(
     available per DeviceClass, pool and GPU model, stranded capacity. -o json|yaml prints
     everything including the time series; --series writes the series as CSV, --plot charts.
 
-    Exits 0 when the replay ran, 1 for bad input.
+    --inflate runs the paper's experiment instead (tasks never end; the devices allocated
+    and unallocated as the arrived demand grows). --compare FILE... or --policy a,b,c runs
+    the trace under several configurations side by side; --sweep FILE runs a matrix of
+    traces, configurations and seeds, in worker processes or on Ray (--ray).
+
+    Exits 0 when the replay ran, 1 for bad input, 3 when a cell of a comparison or sweep
+    failed.
     """
-    from rich.console import Console
-
-    from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
-    from kubedra.cluster.timeline import TimelineError, parse_duration
-    from kubedra.replay import Replay, TraceError, load_trace
-
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-    def echo(line: str) -> None:
-        err.print(line, markup=False)
-
-    def fail(message: str) -> None:
-        echo(f"error: {message}")
-        raise typer.Exit(EXIT_BAD_INPUT)
-
-    if trace is None:
-        fail("give the trace: --trace TRACE.yaml (see docs/reference/trace-format.md)")
-        return
-    try:
-        until_s = parse_duration(until, "--until") if until is not None else None
-        step_s = parse_duration(step, "--step") if step is not None else None
-    except TimelineError as error:
-        fail(str(error))
-        return
-    if step_s is not None and step_s <= 0:
-        fail("--step: must be more than 0")
-    if plot is not None:
-        from kubedra.replay.plot import PlotError, check_available
-
-        try:
-            check_available()
-        except PlotError as error:
-            fail(str(error))
-    flags = InputFlags(
-        paths,
-        filename,
-        recursive,
-        None,
-        None,
-        None,
-        namespace,
-        kubernetes_version,
-        feature_gates,
-        max_pods=max_pods,
-    )
-    read = gather_shown(flags, echo, EXIT_BAD_INPUT)
-    try:
-        loaded = load_trace(trace, namespace or "default", read.gates.release, max_pods)
-    except TraceError as error:
-        echo(f"error: {error}")
-        stop_if_unreadable(read, echo, EXIT_BAD_INPUT)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    stop_if_unreadable(read, echo, EXIT_BAD_INPUT)
-    for line in read.skipped:
-        echo(line)
+    policies = [p.strip() for p in (placement or "").split(",")] if placement else []
     scheduling = sim_flags.SchedulerFlags(
         scheduler,
         seed,
@@ -159,32 +203,102 @@ def replay(
         preemption,
         preemption_sets,
         gang_steps,
-        placement,
+        placement if len(policies) <= 1 else None,
     )
-    sim = scheduling.simulation(namespace or "default", read.features, fail, read.admission)
-    problems = sim.load(read.objects, read.sources)
-    for problem in problems:
-        echo(f"{problem.message}\n  in {problem.source}")
-    if problems:
+    request = ReplayRequest(
+        tuple(paths or ()),
+        tuple(filename or ()),
+        recursive,
+        namespace,
+        kubernetes_version,
+        feature_gates,
+        trace,
+        until,
+        step,
+        keep_finished,
+        scheduling,
+        inflate,
+        until_demand,
+        shuffle,
+        max_pods,
+    )
+    if isinstance(ctx.obj, RequestSink):
+        ctx.obj.request = request
+        return
+    from rich.console import Console
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+    def echo(line: str) -> None:
+        err.print(line, markup=False)
+
+    def fail(message: str) -> NoReturn:
+        echo(f"error: {message}")
         raise typer.Exit(EXIT_BAD_INPUT)
 
-    horizon = until_s if until_s is not None else loaded.span
-    progress = _progress(horizon) if sys.stderr.isatty() else None
-    try:
-        run = Replay(
-            sim,
-            loaded,
-            until=until_s,
-            step=step_s,
-            keep_finished=keep_finished,
-            on_progress=progress.update if progress is not None else None,
-        )
-        del loaded  # the replay lets each entry's objects go once they are created
-        state = run.run()
-    finally:
-        if progress is not None:
-            progress.stop()
-    _write_outputs(state, output, series, plot, echo, fail)
+    if plot is not None:
+        from kubedra.replay.plot import PlotError, check_available
+
+        try:
+            check_available()
+        except PlotError as error:
+            fail(str(error))
+    many = sweep is not None or bool(compare) or len(policies) > 1
+    if not many:
+        for flag, given in (
+            ("--workers", workers is not None),
+            ("--ray", ray),
+            ("--ray-address", ray_address is not None),
+            ("--table", table is not None),
+        ):
+            if given:
+                fail(f"{flag} is for --compare, --policy a,b,... and --sweep")
+        _single(request, output, series, plot, echo, fail)
+        return
+    from kubedra.cli import replay_compare
+
+    if series is not None:
+        fail("--series is for one replay, not --compare or --sweep (see --table)")
+    if ray_address is not None and not ray:
+        fail("--ray-address needs --ray")
+    settings = replay_compare.Settings(
+        output.value, plot, table, workers, ray, ray_address, echo, fail
+    )
+    if sweep is not None:
+        if paths or filename or trace is not None or compare or len(policies) > 1:
+            fail(
+                "--sweep names its runs and configurations: give no cluster paths, -f, "
+                "--trace, --compare or policy list beside it"
+            )
+        base = replay_compare.command_line_args(ctx, exclude=replay_compare.NOT_IN_CELLS)
+        code = replay_compare.run_sweep(sweep, base, settings)
+    else:
+        if ray:
+            fail("--ray is for --sweep (its files travel to the Ray cluster with the sweep file)")
+        exclude = replay_compare.NOT_IN_CELLS
+        if len(policies) > 1:
+            exclude = exclude | {"placement"}  # each column gets its own --policy
+        base = replay_compare.command_line_args(ctx, exclude=exclude)
+        code = replay_compare.run_compare(list(compare or []), policies, base, request, settings)
+    raise typer.Exit(code)
+
+
+def _single(
+    request: ReplayRequest,
+    output: ReplayOutput,
+    series: Path | None,
+    plot: Path | None,
+    echo: Any,
+    fail: Any,
+) -> NoReturn:
+    from kubedra.cli.replay_run import run_request
+
+    progress = _Progress() if sys.stderr.isatty() else None
+    state = run_request(request, echo, fail, EXIT_BAD_INPUT, progress)
+    if request.inflate:
+        _write_inflate(state, output, series, plot, echo, fail)
+    else:
+        _write_outputs(state, output, series, plot, echo, fail)
     raise typer.Exit(EXIT_DONE)
 
 
@@ -214,60 +328,102 @@ def _write_outputs(
             fail(str(error))
             return
         echo(f"wrote {len(written)} charts to {plot}: {', '.join(p.name for p in written)}")
-    if output is ReplayOutput.JSON:
-        import json
-
-        sys.stdout.write(json.dumps(report.document(state), indent=2) + "\n")
-    elif output is ReplayOutput.YAML:
-        from kubedra.api.io import yaml_emit
-
-        sys.stdout.write(yaml_emit.dump(report.document(state)))
-    else:
+    _print(report.document(state) if output is not ReplayOutput.TEXT else None, output)
+    if output is ReplayOutput.TEXT:
         for line in report.text(state):
             typer.echo(line)
 
 
-class _Progress:
-    """A progress bar on standard error: simulated time reached, pods done, pods/s."""
+def _write_inflate(
+    state: Any,
+    output: ReplayOutput,
+    series: Path | None,
+    plot: Path | None,
+    echo: Any,
+    fail: Any,
+) -> None:
+    from kubedra.replay import inflate_report
 
-    def __init__(self, span: float) -> None:
+    if series is not None:
+        try:
+            inflate_report.write_csv(state, series)
+        except OSError as error:
+            fail(f"--series {series}: {error.strerror or error}")
+        echo(f"wrote {series} ({len(state.series)} samples)")
+    if plot is not None:
+        from kubedra.replay.plot import PlotError
+        from kubedra.replay.plot_compare import Line, plot_lines
+
+        try:
+            line = Line("this run", inflate_report.curves(state))
+            written = plot_lines([line], plot)
+        except PlotError as error:
+            fail(str(error))
+            return
+        echo(f"wrote {len(written)} charts to {plot}: {', '.join(p.name for p in written)}")
+    _print(inflate_report.document(state) if output is not ReplayOutput.TEXT else None, output)
+    if output is ReplayOutput.TEXT:
+        for line_text in inflate_report.text(state):
+            typer.echo(line_text)
+
+
+def _print(document: Any, output: ReplayOutput) -> None:
+    if output is ReplayOutput.JSON:
+        import json
+
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    elif output is ReplayOutput.YAML:
+        from kubedra.api.io import yaml_emit
+
+        sys.stdout.write(yaml_emit.dump(document))
+
+
+class _Progress:
+    """A progress bar on standard error: simulated time (or arrived demand) reached, pods
+    done, pods/s."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+
+    def start(self, span: float, kind: str) -> Any:
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn
 
+        self._kind = kind
         self._bar = Progress(
-            TextColumn("replaying"),
+            TextColumn("replaying" if kind == "time" else "inflating"),
             BarColumn(),
             TextColumn("{task.fields[clock]}"),
             TextColumn("{task.fields[pods]}"),
             console=Console(stderr=True),  # standard output stays the report alone
             transient=True,
         )
-        self._task = self._bar.add_task("replay", total=max(span, 1.0), clock="", pods="")
+        self._task = self._bar.add_task("replay", total=max(span, 1e-9), clock="", pods="")
         self._started = time.monotonic()
         self._last = 0.0
         self._bar.start()
+        return self.update
 
-    def update(self, now: float, done: int, arrived: int) -> None:
+    def update(self, now: float, done: int, other: int) -> None:
         wall = time.monotonic()
         if wall - self._last < _PROGRESS_EVERY_S:
             return
         self._last = wall
-        from kubedra.replay.report import human
-
         rate = done / max(wall - self._started, 1e-9)
-        self._bar.update(
-            self._task,
-            completed=now,
-            clock=f"t={human(now)}",
-            pods=f"{done}/{arrived} pods done, {rate:.0f} pods/s",
-        )
+        if self._kind == "time":
+            from kubedra.replay.report import human
+
+            clock = f"t={human(now)}"
+            pods = f"{done}/{other} pods done, {rate:.0f} pods/s"
+        else:
+            clock = f"demand {100 * now:.1f}%"
+            pods = f"{done} tasks, {other} pods failed, {rate:.0f} tasks/s"
+        self._bar.update(self._task, completed=now, clock=clock, pods=pods)
 
     def stop(self) -> None:
-        self._bar.stop()
-
-
-def _progress(span: float) -> _Progress:
-    return _Progress(span)
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
 
 
 def register(app: typer.Typer) -> None:

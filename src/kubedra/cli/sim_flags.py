@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kubedra.allocator.features import Features
     from kubedra.cluster.admission import AdmissionConfig
     from kubedra.cluster.simulation import Simulation
+    from kubedra.scheduler.policies import Workload
 
 
 class Policy(enum.StrEnum):
@@ -86,6 +87,9 @@ class SchedulerFlags:
     gang_steps: int = DEFAULT_GANG_STEPS
     placement: str | None = None
     """--policy NAME: a placement policy of kubedra.scheduler.policies (opt-in)."""
+    workload: Workload | None = None
+    """The task shapes a policy plans for (FGD); replay passes its trace's. None: the
+    policy reads the pods in the store when it first scores."""
 
     def simulation(
         self,
@@ -100,7 +104,9 @@ class SchedulerFlags:
         from kubedra.planning.cluster import PlanInputError, scheduler_factory
 
         try:
-            factory = scheduler_factory(self.device_policy, self.node_score, self.placement)
+            factory = scheduler_factory(
+                self.device_policy, self.node_score, self.placement, self.workload
+            )
         except (ValueError, PlanInputError) as error:
             fail(str(error))
             raise AssertionError("fail returned") from None

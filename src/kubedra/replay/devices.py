@@ -16,6 +16,14 @@ has as many such devices as the request's ``count`` (all of the pool's matching 
 two GPUs on one node. Node resources, taints and partitionable counters are not considered.
 While no pod waits for devices, free devices are idle, not stranded (the figure is 0).
 
+Shares (the paper's experiment, ``kubedra replay --inflate``): once :meth:`DeviceMeter.count_shares`
+names the pod shapes of a workload, the meter also counts the devices some request of them
+could ever use, and how much of those is allocated as a share of a device: 1 for a device
+allocated whole, else the largest fraction consumed of one of its capacities (0.46 of a GPU's
+``gpu_milli`` counts 0.46). :meth:`DeviceMeter.demand` says how many device-equivalents a pod
+shape asks for, by the same rule. Shares are kept as integers in units of 10^-9 of a device,
+so that sums stay exact whatever the order of changes.
+
 To keep a sample cheap, each pool's free devices are counted by the set of requests (of all
 seen so far) that could use them, as a bit mask, worked out again only for the pools that
 changed; the stranded figure for the pending requests is then the count of the masks that
@@ -101,7 +109,7 @@ class _Kind:
 
 
 class _Device:
-    __slots__ = ("groups", "info", "kind", "pool", "state")
+    __slots__ = ("counted", "groups", "info", "kind", "pool", "state")
 
     def __init__(self, info: DeviceInfo, groups: tuple[tuple[str, str], ...], pool: _Pool) -> None:
         self.info = info
@@ -109,6 +117,8 @@ class _Device:
         self.pool = pool
         self.kind: _Kind | None = None
         self.state: FreeState = ()
+        self.counted = False
+        """Whether some request of the shapes given to ``count_shares`` could use it."""
 
 
 class _Pool:
@@ -159,6 +169,16 @@ class DeviceMeter:
         """Request mask -> [free devices, free capacity per name] over all pools."""
         self.free = 0
         """Devices without any allocation."""
+        self._counting = False
+        self._share_shapes: tuple[tuple[str, ...], ...] | None = None
+        self._slot_options: dict[tuple[str, ...], list[list[int]]] = {}
+        """Shape -> per request of its claims, its option ids (subrequests in order)."""
+        self.counted_devices = 0
+        """Devices some request of the ``count_shares`` shapes could use."""
+        self.counted_in_use = 0
+        """Of those, the ones holding any allocation."""
+        self.allocated_share = 0
+        """Of those, the allocated share (in 10^-9 of a device): see the module's docstring."""
 
     # --- following the allocator ------------------------------------------------------------
 
@@ -193,6 +213,8 @@ class DeviceMeter:
         self._options.clear()
         self._option_data.clear()
         self._shapes.clear()
+        self._slot_options.clear()
+        self.counted_devices = self.counted_in_use = self.allocated_share = 0
         inventory = allocator.inventory
         chains = [
             (name, SelectorChain([s for s in cls.selectors if s], [], allocator.features))
@@ -233,6 +255,8 @@ class DeviceMeter:
                 pool.count(device.kind, device.state, 1)
                 self.free += 1
                 self._refresh(device, now)
+        if self._counting:
+            self._mark_counted()
 
     def _model(self, info: DeviceInfo) -> str | None:
         for wanted in self.model_attributes:
@@ -291,6 +315,9 @@ class DeviceMeter:
         old = device.state
         if new == old:
             return
+        if device.counted:
+            self.allocated_share += _share(kind, new) - _share(kind, old)
+            self.counted_in_use += (new != kind.full) - (old != kind.full)
         device.pool.count(kind, old, -1)
         device.pool.count(kind, new, 1)
         self._changed.add(device.pool)
@@ -326,6 +353,16 @@ class DeviceMeter:
         found = self._shapes.get(shape)
         if found is not None:
             return found
+        result = frozenset(option for slot in self._slots(shape) for option in slot)
+        self._shapes[shape] = result
+        return result
+
+    def _slots(self, shape: tuple[str, ...]) -> list[list[int]]:
+        """Per request of the shape's claims, the ids of its options (subrequests in order;
+        requests that can never be allocated have none); new options regroup the kinds."""
+        found = self._slot_options.get(shape)
+        if found is not None:
+            return found
         assert self._allocator is not None
         import json
 
@@ -340,10 +377,11 @@ class DeviceMeter:
             )
             for i, spec in enumerate(shape)
         ]
-        ids: set[int] = set()
+        slots: list[list[int]] = []
         new = False
         for prepared in self._allocator.prepare(claims):
             for slot in prepared.slots:
+                ids: list[int] = []
                 for data in slot.options:
                     if data.error is not None or data.chain is None:
                         continue
@@ -356,12 +394,95 @@ class DeviceMeter:
                             _Option(data.chain, data.capacity, max(data.count, 1), data.mode_all)
                         )
                         new = True
-                    ids.add(option)
+                    ids.append(option)
+                slots.append(ids)
         if new:
             self._regroup()
-        result = frozenset(ids)
-        self._shapes[shape] = result
-        return result
+        self._slot_options[shape] = slots
+        return slots
+
+    # --- shares of the devices a workload can use ----------------------------------------------
+
+    def count_shares(self, shapes: Iterable[tuple[str, ...]] | None = None) -> None:
+        """From now on, count the devices some request of ``shapes`` could ever use (every
+        device where ``shapes`` is None): ``counted_devices``, those of them in use
+        (``counted_in_use``) and their allocated share (``allocated_share``, in 10^-9 of a
+        device)."""
+        self._counting = True
+        self._share_shapes = None if shapes is None else tuple(dict.fromkeys(shapes))
+        self.update(self._now)
+        self._mark_counted()
+
+    def _mark_counted(self) -> None:
+        wanted: set[int] | None = None
+        if self._share_shapes is not None:
+            wanted = set()
+            for shape in self._share_shapes:
+                wanted |= self.options(shape)
+        self.counted_devices = self.counted_in_use = self.allocated_share = 0
+        for device in self._devices.values():
+            assert device.kind is not None
+            device.counted = wanted is None or not wanted.isdisjoint(device.kind.matches)
+            if device.counted:
+                self.counted_devices += 1
+                self.counted_in_use += device.state != device.kind.full
+                self.allocated_share += _share(device.kind, device.state)
+
+    def demand(self, shape: tuple[str, ...]) -> int:
+        """The device-equivalents the claims of a pod shape ask for, in 10^-9 of a device: per
+        request, its count (1 for ``allocationMode: All``, whose count only allocation knows)
+        times the share of a device it takes (for ``firstAvailable``, its first subrequest):
+        1 for a device taken whole, else the largest fraction of a capacity it consumes, on the
+        device that could serve it with the smallest such share (1 where none could)."""
+        self.update(self._now)
+        slots = self._slots(shape)
+        total = 0
+        for slot in slots:
+            if not slot:
+                continue
+            option = slot[0]
+            data = self._option_data[option]
+            shares = [
+                share
+                for kind in self._kinds.values()
+                if option in kind.matches
+                and (share := self._request_share(kind, option)) is not None
+            ]
+            total += (1 if data.all else data.count) * min(shares, default=NANO)
+        return total
+
+    def consumed(self, shape: tuple[str, ...]) -> set[str]:
+        """The capacity names some request of the shape consumes a part of on a shared device
+        it could use (a capacity whose request policy defaults to 0, never asked for, is not
+        one: its free amount says nothing about fragmentation)."""
+        names: set[str] = set()
+        for slot in self._slots(shape):
+            for option in slot:
+                for kind in self._kinds.values():
+                    if option not in kind.matches or not kind.rep.allow_multiple:
+                        continue
+                    if self._request_share(kind, option) is None:
+                        continue
+                    need = kind.consumption[option] or ()
+                    names.update(n for n, a in zip(kind.capacity_names, need, strict=True) if a)
+        return names
+
+    def _request_share(self, kind: _Kind, option: int) -> int | None:
+        """The share of a device of ``kind`` that ``option`` takes; None when it never can."""
+        if not kind.rep.allow_multiple:
+            return NANO
+        if option not in kind.consumption:
+            consumed = static_consumption(kind.rep, self._option_data[option].capacity)
+            kind.consumption[option] = (
+                None if consumed is None else tuple(amount for _, amount, _ in consumed)
+            )
+        need = kind.consumption[option]
+        if need is None:
+            return None
+        return max(
+            (n * NANO // total for n, total in zip(need, kind.full, strict=True) if total > 0),
+            default=NANO,
+        )
 
     def _regroup(self) -> None:
         """New options: the kinds are drawn again from what matches them."""
@@ -460,7 +581,38 @@ class DeviceMeter:
             return False
         return all(n <= f for n, f in zip(need, state, strict=True))
 
+    def capacity_totals(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Per capacity name, the capacity of the counted devices (``count_shares``) and
+        what is allocated of it, in the allocator's units."""
+        total: dict[str, int] = {}
+        taken: dict[str, int] = {}
+        for device in self._devices.values():
+            if not device.counted:
+                continue
+            kind = device.kind
+            assert kind is not None
+            used = self._taken(kind, device.state)
+            for name, value, amount in zip(kind.capacity_names, kind.full, used, strict=True):
+                total[name] = total.get(name, 0) + value
+                taken[name] = taken.get(name, 0) + amount
+        return total, taken
+
     def finish(self, now: float) -> None:
         """Integrate every group up to ``now`` (the end of the replay)."""
         for integral in [*self.groups.values(), *self.capacity_groups.values()]:
             integral.advance(now)
+
+
+def _share(kind: _Kind, state: FreeState) -> int:
+    """The allocated share of a device of ``kind`` in ``state``, in 10^-9 of a device: 1 when
+    taken whole, else the largest fraction consumed of one of its capacities."""
+    if state is None:
+        return NANO
+    return max(
+        (
+            (total - free) * NANO // total
+            for total, free in zip(kind.full, state, strict=True)
+            if total > 0
+        ),
+        default=0,
+    )

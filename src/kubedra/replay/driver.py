@@ -181,6 +181,8 @@ class Replay:
     def run(self) -> ReplayState:
         sim = self.sim
         sim.store.subscribe(self._on_event)
+        if self.meter is not None:
+            self.meter.count_shares()  # every device: the allocated share at the end
         try:
             for pod in sim.store.list("Pod"):  # the cluster's own pods: there from the start
                 self._on_event(Event("ADDED", "Pod", pod))

@@ -69,8 +69,35 @@ def summary(state: ReplayState) -> dict[str, Any]:
         "endSeconds": state.end,
         "nodes": state.nodes,
     }
+    out.update(shares(state.meter))
     out.update(_devices(state.meter, state))
     return out
+
+
+def shares(meter: DeviceMeter | None) -> dict[str, Any]:
+    """The devices at the end, a device allocated in part counted by its allocated share
+    (0.46 of a GPU's ``gpu_milli`` counts 0.46): ``totalDevices``, ``allocatedDevices``,
+    ``unallocatedDevices``, ``devicesInUse`` (holding any allocation)."""
+    if meter is None:
+        return {
+            "totalDevices": 0,
+            "allocatedDevices": 0.0,
+            "unallocatedDevices": 0.0,
+            "devicesInUse": 0,
+        }
+    total = meter.counted_devices
+    return {
+        "totalDevices": total,
+        "allocatedDevices": devices(meter.allocated_share),
+        "unallocatedDevices": devices(total * NANO - meter.allocated_share),
+        "devicesInUse": meter.counted_in_use,
+    }
+
+
+def devices(nano: int) -> float:
+    """Device-equivalents from 10^-9 of a device, to 6 decimals (shares of milli-units and
+    finer stay exact)."""
+    return round(nano / NANO, 6)
 
 
 def _devices(meter: DeviceMeter | None, state: ReplayState) -> dict[str, Any]:
@@ -156,6 +183,19 @@ def document(state: ReplayState) -> dict[str, Any]:
         "problems": [
             {"time": p.time, "entry": p.entry, "message": p.message} for p in state.problems
         ],
+    }
+
+
+def curves(state: ReplayState) -> dict[str, Any]:
+    """What a comparison plots of the replay: the queue over time and the waits."""
+    series = state.series
+    return {
+        "mode": "time",
+        "end": state.end,
+        "time": list(series.time),
+        "pending": list(series.pending),
+        "running": list(series.running),
+        "waits": sorted(w for r in state.records if (w := r.wait_seconds) is not None),
     }
 
 
