@@ -173,6 +173,7 @@ class Replay:
         self._groups: dict[tuple[str, str], _Group] = {}
         self._shape_cache: dict[tuple[str, str, str], str | None] = {}
         self._next_grid = 0.0
+        self._retry_errors = True
         for entry in trace.entries:
             self._push(entry.at, _ARRIVAL if entry.action is None else _ACTION, entry)
 
@@ -186,8 +187,14 @@ class Replay:
                 self._on_event(Event("ADDED", "Pod", pod))
             while True:
                 now = self._now
+                version = sim.store.resource_version
                 self._apply_due(now)
                 self._settle(now)
+                # A moment that changed nothing: the pods in error backoff would fail again in
+                # the same way until something changes, so their retries are no moments of
+                # their own (a pod whose claim can never be allocated would else keep the
+                # clock running forever); they are retried at the next moment that is.
+                self._retry_errors = sim.store.resource_version != version
                 if self.step is None:
                     self._sample(now)
                 if self.on_progress is not None:
@@ -245,7 +252,7 @@ class Replay:
         scheduler: Any = self.sim.scheduler
         wakeups = [self.sim.taint_controller.next_wakeup(), scheduler.next_wakeup()]
         if hasattr(scheduler, "next_queue_wakeup"):
-            wakeups.append(scheduler.next_queue_wakeup())
+            wakeups.append(scheduler.next_queue_wakeup(self._retry_errors))
         for moment in wakeups:
             if moment is not None:
                 candidates.append((moment - START).total_seconds())
