@@ -24,7 +24,7 @@ def _trace(tmp_path: Path, name: str) -> Path:
     [
         ("a" * 5000, f"entry 1.file: {'a' * 5000}: cannot read: File name too long"),
         ("a/" * 3000 + "x", "cannot read: File name too long"),
-        ("loop", "entry 1.file: loop: cannot read: Symlink loop from"),
+        ("loop", "entry 1.file: loop: cannot read: "),  # the reason differs across Pythons
         ("a\x00b", "entry 1.file: 'a\\x00b': cannot read: embedded null byte"),
         ("no\x1b[31mpe\nforged line", "entry 1.file: 'no\\x1b[31mpe\\nforged line': no such file"),
         ("../\x1b[2J", "entry 1.file: '../\\x1b[2J': outside the trace's directory"),
