@@ -99,7 +99,7 @@ def replay(
 
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
     from kubedra.cluster.timeline import TimelineError, parse_duration
-    from kubedra.replay import Replay, TraceError, load_trace
+    from kubedra.replay import Replay, SampleLimitError, TraceError, load_trace
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -181,6 +181,9 @@ def replay(
         )
         del loaded  # the replay lets each entry's objects go once they are created
         state = run.run()
+    except SampleLimitError as error:
+        fail(str(error))
+        return
     finally:
         if progress is not None:
             progress.stop()

@@ -9,7 +9,7 @@ running pods, the devices and capacity allocated and the stranded capacity
 document and the text report; kubedra.replay.plot draws it with matplotlib.
 """
 
-from kubedra.replay.driver import Problem, Replay, ReplayState
+from kubedra.replay.driver import Problem, Replay, ReplayState, SampleLimitError
 from kubedra.replay.records import PodRecord
 from kubedra.replay.trace import Entry, Trace, TraceError, load_trace, parse_trace
 
@@ -19,6 +19,7 @@ __all__ = [
     "Problem",
     "Replay",
     "ReplayState",
+    "SampleLimitError",
     "Trace",
     "TraceError",
     "load_trace",

@@ -53,6 +53,15 @@ REPLACING_KINDS = frozenset({"Job", "ReplicaSet", "ReplicationController", "Stat
 """Owners whose controllers create a pod again when it goes before it ended."""
 
 MAX_SETTLE_ROUNDS = 1_000
+MAX_STEP_SAMPLES = 1_000_000
+"""The most samples ``step`` may take (some 50 MB of series): ``--step 1s`` over years of
+simulated time would fill the memory before it ends."""
+
+
+class SampleLimitError(ValueError):
+    """``step`` would take more than :data:`MAX_STEP_SAMPLES` samples."""
+
+
 """Settle, replace, clean up: rounds per moment before giving up (a controller loop)."""
 
 Progress = Callable[[float, int, int], None]
@@ -233,6 +242,12 @@ class Replay:
         """Move the clock to ``due``; with a step, the samples in between (nothing changes
         between two moments, so they all show the state of the last one)."""
         if self.step is not None and self._next_grid < due:
+            samples = len(self.series) + (due - self._next_grid) / self.step
+            if samples > MAX_STEP_SAMPLES:
+                raise SampleLimitError(
+                    f"--step {self.step:g}s: the replay reaches t={due:.0f}s, more than "
+                    f"{MAX_STEP_SAMPLES:,} samples; a longer --step or an earlier --until"
+                )
             sample = self._measure()
             while self._next_grid < due:
                 self.series.add(self._next_grid, self.pending, self.running, sample)
