@@ -1,6 +1,6 @@
-"""Entries naming files (``file:``) with hostile names: every one is a TraceError naming the
-entry and the field, never another exception, and a name with control characters is shown
-escaped (it cannot forge lines or colours in the message)."""
+"""Hostile names: entries naming files (``file:``) are a TraceError naming the entry and the
+field, never another exception, and a name with control characters is shown escaped (it
+cannot forge lines or colours in the message); so are names in the text report's problems."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from replay_builders import gpu_nodes, replay
 
-from kubedra.replay import TraceError, load_trace
+from kubedra.replay import TraceError, load_trace, report
 
 
 def _trace(tmp_path: Path, name: str) -> Path:
@@ -40,3 +41,13 @@ def test_hostile_file_names_are_trace_errors(tmp_path: Path, name: str, message:
     assert text.startswith(f"{tmp_path / 'trace.yaml'}: entry 1.file: ")
     assert message in text
     assert "\n" not in text and "\x1b" not in text
+
+
+def test_hostile_names_in_problems_cannot_forge_report_lines() -> None:
+    state = replay(gpu_nodes("node-a"), [{"at": "0s", "cordon": "no\x1b[31mpe\nforged line"}])
+    [problem] = state.problems
+    assert "\n" in problem.message  # kept as it was in the JSON document
+    lines = report.text(state)
+    assert not any("\x1b" in line or "\n" in line for line in lines)
+    at = lines.index("Problems (1):")
+    assert lines[at + 1].startswith("  t=0s entry 1: cordon no\\x1b[31mpe\\nforged line: ")
