@@ -126,7 +126,7 @@ def load_trace(
         documents = list(parse_yaml(text, source))
     for document in documents:
         if isinstance(document, LoadError):
-            raise TraceError(str(document))
+            raise TraceError(_syntax_error(document, path.suffix in JSON_LINES_SUFFIXES))
     raws = [d.content for d in documents if isinstance(d, RawDocument)]
     if path.suffix in JSON_LINES_SUFFIXES:
         data: Any = raws
@@ -135,6 +135,16 @@ def load_trace(
     else:
         data = raws[0] if raws else []
     return parse_trace(data, source, path.parent, namespace, release, max_pods)
+
+
+def _syntax_error(error: LoadError, json_lines: bool) -> str:
+    """The reader's error as a trace's: in JSON Lines each document is an entry (counted from
+    1, as the others are); a YAML or JSON trace is one document, whose number says nothing."""
+    if json_lines and error.document is not None:
+        error = LoadError(error.source, None, f"entry {error.document + 1}: {error.message}")
+    elif error.document == 0:
+        error = LoadError(error.source, None, error.message)
+    return str(error)
 
 
 def parse_trace(
