@@ -173,8 +173,13 @@ def test_yaml_and_json_lines(tmp_path: Path) -> None:
         load_trace(lines)
     broken = tmp_path / "b.yaml"
     broken.write_text("- at: [0\n")
-    with pytest.raises(TraceError, match=re.escape("b.yaml: document 0: YAML syntax error")):
+    with pytest.raises(TraceError, match=re.escape("b.yaml: YAML syntax error at line 2")):
         load_trace(broken)
+    # A JSON Lines syntax error names the entry, counted from 1 as the others (not the
+    # reader's "document 1", counted from 0).
+    lines.write_text(json.dumps({"at": 0, "objects": [POD]}) + '\n{"at": 0,\n')
+    with pytest.raises(TraceError, match=re.escape("t.jsonl: entry 2: JSON syntax error at")):
+        load_trace(lines)
     two = tmp_path / "two.yaml"
     two.write_text("- at: 0\n---\n- at: 1\n")
     with pytest.raises(TraceError, match="one list of entries, not 2 documents"):

@@ -96,6 +96,16 @@ def _error(tmp_path: Path, nodes: list[str], tasks: list[str], **options) -> str
             "pods.csv: line 2 (task-a), column creation_time: not a whole number: "
             "'99999999999999999999'",
         ),
+        (
+            ["task-a,4000,8192,1,1000,,LS,Running,9223372037,,"],
+            "pods.csv: line 2 (task-a), column creation_time: 9223372037 seconds is longer "
+            "than a trace may last (at most 2562047h47m16.854775807s, Go's time.Duration)",
+        ),
+        (
+            ["task-a,4000,8192,1,1000,,LS,Running,0,999999999999999999,0"],
+            "pods.csv: line 2 (task-a), column deletion_time: 999999999999999999 seconds is "
+            "longer than a trace may last (at most 2562047h47m16.854775807s, Go's time.Duration)",
+        ),
     ],
 )
 def test_bad_task_rows(tmp_path: Path, tasks: list[str], message: str) -> None:

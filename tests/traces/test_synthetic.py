@@ -149,6 +149,7 @@ def test_the_cluster_and_every_object_are_valid(tmp_path: Path) -> None:
         ("gpu:1=nan", "--mix: 'gpu:1=nan': weight must be zero or more"),
         ("cpu=0", "--mix: the weights must not all be zero"),
         ("gpu:1=1,gpu:1=2", "--mix: 'gpu:1=2': shape given twice"),
+        ("gpu:1=1e308,gpu:2=1e308", "--mix: the weights must add up to a finite number"),
     ],
 )
 def test_bad_mixes(text: str, message: str) -> None:
@@ -172,6 +173,27 @@ def test_load_needs_gpu_work() -> None:
         ({"pods": 1_000_001}, "--pods: at most 1,000,000 (got 1,000,001)"),
         ({"gpus_per_node": 129}, "--gpus-per-node: 0 to 128 (one ResourceSlice)"),
         ({"gpu_model": ""}, "--gpu-model: 1 to 64 characters"),
+        ({"nodes": 100_001}, "--nodes: at most 100,000 (got 100,001)"),
+        (
+            {"load": 1e308},
+            "--load 1e+308: gives a mean gap between arrivals of 0 s, not 1e-06 to 1e+09 s; "
+            "give --mean-interarrival instead",
+        ),
+        (
+            {"load": 1e-300},
+            "--load 1e-300: gives a mean gap between arrivals of 5.26303e+301 s, not 1e-06 to "
+            "1e+09 s; give --mean-interarrival instead",
+        ),
+        (
+            {"pods": 100, "mean_interarrival": 1e9},
+            "pod-08 arrives after 2562047h47m16.854775807s (Go's time.Duration, the longest a "
+            "trace may say): fewer --pods or a shorter --mean-interarrival (or more --load)",
+        ),
+        (
+            {"pods": 100, "duration_median": 1e9, "duration_sigma": 10.0, "mean_interarrival": 5},
+            "pod-01 draws a duration of 1083852315647 s, longer than 2562047h47m16.854775807s "
+            "(Go's time.Duration): a shorter --duration-median or a smaller --duration-sigma",
+        ),
     ],
 )
 def test_options_that_describe_no_trace(overrides: dict[str, object], message: str) -> None:

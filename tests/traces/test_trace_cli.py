@@ -77,6 +77,15 @@ def test_bad_flags_are_one_line_errors(tmp_path: Path) -> None:
             "--mean-interarrival: not a duration (like 45, 90s, 5m, 2h, 1d): '1w'",
         ),
         (["--load", "0"], "--load: must be more than zero"),
+        (["--node-cpu", "1e18"], "--node-cpu: more than 9223372036854775807m (int64): '1e18'"),
+        (
+            ["--node-memory", "1e30"],
+            "--node-memory: more than 9223372036854775807 (int64): '1e30'",
+        ),
+        (
+            ["--memory-per-gpu", "1e999"],
+            "--memory-per-gpu: more than 9223372036854775807 (int64): '1e999'",
+        ),
         (
             ["--gpus-per-node", "0"],
             "--load needs GPUs in the cluster and in the mix; give --mean-interarrival instead",

@@ -111,7 +111,7 @@ def run_request(
     ``exit_code`` (typer.Exit) where the shared input readers do. ``progress`` makes a
     progress bar of the replay's length (see kubedra.cli.replay_cmd)."""
     from kubedra.cli.sim_input import InputFlags, gather_shown, stop_if_unreadable
-    from kubedra.replay import Replay, TraceError, load_trace
+    from kubedra.replay import Replay, SampleLimitError, TraceError, load_trace
     from kubedra.replay.inflate import InflateError, InflateOptions, Inflation
     from kubedra.replay.shapes import trace_workload
 
@@ -182,6 +182,8 @@ def run_request(
         )
         del loaded  # the replay lets each entry's objects go once they are created
         return run.run()
+    except SampleLimitError as error:
+        fail(str(error))
     finally:
         if progress is not None:
             progress.stop()

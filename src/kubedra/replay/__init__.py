@@ -17,7 +17,7 @@ policy plans for. Several replays side by side: sweep and configuration files
 charts (kubedra.replay.plot_compare).
 """
 
-from kubedra.replay.driver import Problem, Replay, ReplayState
+from kubedra.replay.driver import Problem, Replay, ReplayState, SampleLimitError
 from kubedra.replay.executor import CellResult, run_cells
 from kubedra.replay.inflate import InflateError, InflateOptions, InflateState, Inflation
 from kubedra.replay.records import PodRecord
@@ -38,6 +38,7 @@ __all__ = [
     "Problem",
     "Replay",
     "ReplayState",
+    "SampleLimitError",
     "Sweep",
     "SweepError",
     "Trace",

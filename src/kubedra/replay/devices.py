@@ -55,6 +55,21 @@ FreeState = tuple[int, ...] | None
 capacity; None when it is taken whole."""
 
 
+METER_CEILING = 1e200
+"""Amounts are metered as floats up to this: a slice may give a device a capacity of
+``1e999``, which no float holds; integrals over months of thousands of such devices stay
+finite (JSON has no infinity)."""
+
+
+def metered(value: int) -> float:
+    """``value`` as a float, at most :data:`METER_CEILING` either way (never OverflowError)."""
+    if value > METER_CEILING:
+        return METER_CEILING
+    if value < -METER_CEILING:
+        return -METER_CEILING
+    return float(value)
+
+
 @dataclass
 class Integral:
     """Allocated and available amounts of one group, integrated over time (in seconds)."""
@@ -68,8 +83,8 @@ class Integral:
     def advance(self, now: float) -> None:
         if now > self.since:
             span = now - self.since
-            self.allocated_seconds += self.allocated * span
-            self.total_seconds += self.total * span
+            self.allocated_seconds += metered(self.allocated) * span
+            self.total_seconds += metered(self.total) * span
             self.since = now
 
 

@@ -53,6 +53,15 @@ REPLACING_KINDS = frozenset({"Job", "ReplicaSet", "ReplicationController", "Stat
 """Owners whose controllers create a pod again when it goes before it ended."""
 
 MAX_SETTLE_ROUNDS = 1_000
+MAX_STEP_SAMPLES = 1_000_000
+"""The most samples ``step`` may take (some 50 MB of series): ``--step 1s`` over years of
+simulated time would fill the memory before it ends."""
+
+
+class SampleLimitError(ValueError):
+    """``step`` would take more than :data:`MAX_STEP_SAMPLES` samples."""
+
+
 """Settle, replace, clean up: rounds per moment before giving up (a controller loop)."""
 
 Progress = Callable[[float, int, int], None]
@@ -173,6 +182,7 @@ class Replay:
         self._groups: dict[tuple[str, str], _Group] = {}
         self._shape_cache: dict[tuple[str, str, str], str | None] = {}
         self._next_grid = 0.0
+        self._retry_errors = True
         for entry in trace.entries:
             self._push(entry.at, _ARRIVAL if entry.action is None else _ACTION, entry)
 
@@ -188,8 +198,14 @@ class Replay:
                 self._on_event(Event("ADDED", "Pod", pod))
             while True:
                 now = self._now
+                version = sim.store.resource_version
                 self._apply_due(now)
                 self._settle(now)
+                # A moment that changed nothing: the pods in error backoff would fail again in
+                # the same way until something changes, so their retries are no moments of
+                # their own (a pod whose claim can never be allocated would else keep the
+                # clock running forever); they are retried at the next moment that is.
+                self._retry_errors = sim.store.resource_version != version
                 if self.step is None:
                     self._sample(now)
                 if self.on_progress is not None:
@@ -228,6 +244,12 @@ class Replay:
         """Move the clock to ``due``; with a step, the samples in between (nothing changes
         between two moments, so they all show the state of the last one)."""
         if self.step is not None and self._next_grid < due:
+            samples = len(self.series) + (due - self._next_grid) / self.step
+            if samples > MAX_STEP_SAMPLES:
+                raise SampleLimitError(
+                    f"--step {self.step:g}s: the replay reaches t={due:.0f}s, more than "
+                    f"{MAX_STEP_SAMPLES:,} samples; a longer --step or an earlier --until"
+                )
             sample = self._measure()
             while self._next_grid < due:
                 self.series.add(self._next_grid, self.pending, self.running, sample)
@@ -247,7 +269,7 @@ class Replay:
         scheduler: Any = self.sim.scheduler
         wakeups = [self.sim.taint_controller.next_wakeup(), scheduler.next_wakeup()]
         if hasattr(scheduler, "next_queue_wakeup"):
-            wakeups.append(scheduler.next_queue_wakeup())
+            wakeups.append(scheduler.next_queue_wakeup(self._retry_errors))
         for moment in wakeups:
             if moment is not None:
                 candidates.append((moment - START).total_seconds())

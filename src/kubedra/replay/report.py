@@ -260,7 +260,7 @@ def text(state: ReplayState) -> list[str]:
     )
     if state.problems:
         lines += ["", f"Problems ({len(state.problems)}):"]
-        lines += [f"  {p}" for p in state.problems[:50]]
+        lines += [f"  {_printable(str(p))}" for p in state.problems[:50]]
     rows = [["POD", "ARRIVAL", "BOUND", "NODE", "END", "WAIT", "PREEMPTED", "EVICTED", "RESTARTS"]]
     for record in state.records[:TEXT_PODS]:
         end = human(record.finished) if record.gone is None else f"gone {human(record.gone)}"
@@ -294,3 +294,11 @@ def _amount(value: float) -> str:
 def _seconds(value: float) -> str:
     """Seconds as a plain number: ``12902960``, ``1.5`` (never ``1.29e+07``)."""
     return str(int(value)) if float(value).is_integer() else f"{value:.3f}".rstrip("0")
+
+
+def _printable(text: str) -> str:
+    """``text`` on one line with control characters escaped: a name an action gave (a node
+    ``"a\\nforged line"`` or a terminal escape) cannot forge lines or colours in the report."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)

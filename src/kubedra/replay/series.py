@@ -13,7 +13,7 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from kubedra.replay.devices import NANO, Sample
+from kubedra.replay.devices import NANO, Sample, metered
 
 
 class Series:
@@ -95,7 +95,7 @@ def _put(columns: dict[str, Any], values: dict[str, int], n: int, typecode: str,
             columns[name] = array(typecode, [0] * n)
     for name, column in columns.items():
         value = values.get(name, 0)
-        column.append(value / unit if typecode == "d" else value)
+        column.append(metered(value) / unit if typecode == "d" else value)
 
 
 def _cell(value: float | int) -> str:

@@ -126,7 +126,7 @@ def load_trace(
         documents = list(parse_yaml(text, source))
     for document in documents:
         if isinstance(document, LoadError):
-            raise TraceError(str(document))
+            raise TraceError(_syntax_error(document, path.suffix in JSON_LINES_SUFFIXES))
     raws = [d.content for d in documents if isinstance(d, RawDocument)]
     if path.suffix in JSON_LINES_SUFFIXES:
         data: Any = raws
@@ -135,6 +135,16 @@ def load_trace(
     else:
         data = raws[0] if raws else []
     return parse_trace(data, source, path.parent, namespace, release, max_pods)
+
+
+def _syntax_error(error: LoadError, json_lines: bool) -> str:
+    """The reader's error as a trace's: in JSON Lines each document is an entry (counted from
+    1, as the others are); a YAML or JSON trace is one document, whose number says nothing."""
+    if json_lines and error.document is not None:
+        error = LoadError(error.source, None, f"entry {error.document + 1}: {error.message}")
+    elif error.document == 0:
+        error = LoadError(error.source, None, error.message)
+    return str(error)
 
 
 def parse_trace(
@@ -295,22 +305,32 @@ class _EntryReader:
     def _file(self, value: Any, where: str) -> tuple[dict[str, Any], ...]:
         if not isinstance(value, str) or not value:
             raise TraceError(f"{where}: a file name relative to the trace")
-        base = self.base_dir.resolve()
-        path = (self.base_dir / value).resolve()
-        if not path.is_relative_to(base):
-            raise TraceError(f"{where}: {value}: outside the trace's directory ({base})")
-        if not path.exists():
-            raise TraceError(f"{where}: {value}: no such file")
+        # The name goes into every message below: one with control characters (a newline,
+        # a terminal escape) is shown escaped, so it cannot forge lines or colours.
+        where = f"{where}: {value if value.isprintable() else ascii(value)}"
+        try:
+            base = self.base_dir.resolve()
+            path = (self.base_dir / value).resolve()
+            if not path.is_relative_to(base):
+                raise TraceError(f"{where}: outside the trace's directory ({base})")
+            if not path.exists():
+                raise TraceError(f"{where}: no such file")
+        except (OSError, RuntimeError, ValueError) as error:
+            # A name too long, a symlink loop (RuntimeError before Python 3.13), a NUL byte.
+            if isinstance(error, TraceError):
+                raise
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            raise TraceError(f"{where}: cannot read: {reason}") from None
         cached = self._files.get(path)
         if cached is not None:
             return cached
         objects: list[dict[str, Any]] = []
         for document in read_documents(path):
             if isinstance(document, LoadError):
-                raise TraceError(f"{where}: {value}: {document.message}")
+                raise TraceError(f"{where}: {document.message}")
             found = decode_document(document, self.options)
             for position, decoded in enumerate(found):
-                at = f"{where}: {value}: document {document.document}"
+                at = f"{where}: document {document.document}"
                 if isinstance(decoded, LoadError):
                     raise TraceError(f"{at}: {decoded.message}")
                 if isinstance(decoded, LoadedObject):
@@ -322,7 +342,7 @@ class _EntryReader:
                 else:
                     objects.append(self._workload(decoded, f"{at}, item {position}"))
         if not objects:
-            raise TraceError(f"{where}: {value}: holds no objects")
+            raise TraceError(f"{where}: holds no objects")
         self._files[path] = tuple(objects)
         return self._files[path]
 

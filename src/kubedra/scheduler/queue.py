@@ -291,13 +291,16 @@ class SchedulingQueue:
                 continue
             self._push_backoff(entry, now)
 
-    def next_wakeup(self) -> float | None:
+    def next_wakeup(self, errors: bool = True) -> float | None:
         """Timed: when the queue has timed work (an error backoff ending, a flush retry that
-        may change something), in seconds from the start; None when it has none."""
+        may change something), in seconds from the start; None when it has none. Without
+        ``errors``, error backoffs ending do not count (the caller knows a retry would fail
+        again: nothing changed since the last one)."""
         if not self.timed:
             return None
         times: list[float] = []
-        for heap, where in ((self._error_backoff, "error-backoff"), (self._flushes, "")):
+        heaps = ((self._error_backoff, "error-backoff"), (self._flushes, ""))
+        for heap, where in heaps if errors else heaps[1:]:
             while heap:
                 due, seq, key = heap[0]
                 entry = self.pods.get(key)

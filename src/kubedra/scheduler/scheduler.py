@@ -502,10 +502,11 @@ class Scheduler:
         self.config.queue_timing = True
         self.queue.timed = True
 
-    def next_queue_wakeup(self) -> datetime | None:
+    def next_queue_wakeup(self, errors: bool = True) -> datetime | None:
         """With queue timing: when the queue has timed work (an error backoff ending, a flush
-        retry of unschedulable pods that may change something)."""
-        due = self.queue.next_wakeup()
+        retry of unschedulable pods that may change something); without ``errors``, error
+        backoffs ending do not count."""
+        due = self.queue.next_wakeup(errors)
         return None if due is None else START + timedelta(seconds=due)
 
     def next_wakeup(self) -> datetime | None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kubedra.api.gcpause import paused_gc
+from kubedra.api.limits import MAX_DURATION_SECONDS, MAX_DURATION_TEXT
 from kubedra.api.naming import is_dns1123_subdomain, is_label_value
 from kubedra.traces.csv_rows import CsvRow, read_rows
 from kubedra.traces.errors import TraceInputError
@@ -197,6 +198,12 @@ def _task(row: CsvRow, options: AlibabaOptions) -> Task:
     creation = row.whole("creation_time")
     scheduled = row.whole_or_none("scheduled_time")
     deletion = row.whole_or_none("deletion_time")
+    for column, seconds in (
+        ("creation_time", creation),
+        ("scheduled_time", scheduled),
+        ("deletion_time", deletion),
+    ):
+        _check_time(row, column, seconds)
     if scheduled is not None and scheduled < creation:
         raise row.error("scheduled_time", f"{scheduled} is before creation_time {creation}")
     start = scheduled if scheduled is not None else creation
@@ -215,6 +222,17 @@ def _task(row: CsvRow, options: AlibabaOptions) -> Task:
         scheduled=scheduled,
         deletion=deletion,
     )
+
+
+def _check_time(row: CsvRow, column: str, seconds: int | None) -> None:
+    """Seconds from the trace's start, at most what a trace's ``at`` and ``duration`` may say
+    (Go's time.Duration, as kubedra replay checks), so that replay takes what import writes."""
+    if seconds is not None and seconds > MAX_DURATION_SECONDS:
+        raise row.error(
+            column,
+            f"{seconds} seconds is longer than a trace may last (at most {MAX_DURATION_TEXT}, "
+            "Go's time.Duration)",
+        )
 
 
 def _shape(row: CsvRow) -> GpuShape | None:

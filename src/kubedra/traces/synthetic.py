@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubedra.api.gcpause import paused_gc
+from kubedra.api.limits import MAX_DURATION_SECONDS, MAX_DURATION_TEXT
 from kubedra.traces.errors import TraceInputError
 from kubedra.traces.gpu_cluster import MAX_GPUS_PER_NODE, WHOLE_GPU, GpuNode, cluster_objects
 from kubedra.traces.pods import arrival, pod_manifest
@@ -36,6 +37,12 @@ MAX_SECONDS = 1e9
 
 MAX_PODS = 1_000_000
 """Ten times the replay benchmark; a trace of a million pods is some 330 MB of YAML."""
+MAX_NODES = 100_000
+"""Twenty times the replay benchmark's 5,000 nodes (a typo of a few zeros should not build
+a hundred million nodes before failing)."""
+MIN_GAP_SECONDS = 1e-6
+"""Arrivals are rounded to whole seconds; a mean gap below a microsecond (a --load of 1e300)
+puts every pod at 0s and, at 0, cannot be drawn."""
 
 MAX_STRING_ATTRIBUTE = 64
 """A device attribute's string value holds at most 64 characters (the model is one)."""
@@ -70,6 +77,8 @@ def parse_mix(text: str, flag: str = "--mix") -> Mix:
         shapes[shape] = weight
     if not any(shapes.values()):
         raise TraceInputError(f"{flag}: the weights must not all be zero")
+    if not math.isfinite(sum(shapes.values())):
+        raise TraceInputError(f"{flag}: the weights must add up to a finite number")
     return tuple(shapes.items())
 
 
@@ -136,10 +145,10 @@ def _generate(options: SyntheticOptions) -> Trace:
         clock += rng.expovariate(1.0 / gap)
         shape = rng.choices(shapes, weights)[0]
         duration = max(1, round(rng.lognormvariate(mu, options.duration_sigma)))
+        name = f"pod-{index:0{width}d}"
+        _check_drawn(name, clock, duration)
         used[shape] += 1
-        entries.append(
-            arrival(round(clock), duration, [_pod(f"pod-{index:0{width}d}", shape, options)])
-        )
+        entries.append(arrival(round(clock), duration, [_pod(name, shape, options)]))
     node_width = len(str(options.nodes - 1))
     nodes = [
         GpuNode(
@@ -176,6 +185,21 @@ def _generate(options: SyntheticOptions) -> Trace:
     )
 
 
+def _check_drawn(name: str, clock: float, duration: int) -> None:
+    """What a trace's ``at`` and ``duration`` may say (Go's time.Duration, as kubedra replay
+    checks), so that replay takes what generate writes."""
+    if round(clock) > MAX_DURATION_SECONDS:
+        raise TraceInputError(
+            f"{name} arrives after {MAX_DURATION_TEXT} (Go's time.Duration, the longest "
+            "a trace may say): fewer --pods or a shorter --mean-interarrival (or more --load)"
+        )
+    if duration > MAX_DURATION_SECONDS:
+        raise TraceInputError(
+            f"{name} draws a duration of {duration} s, longer than {MAX_DURATION_TEXT} "
+            "(Go's time.Duration): a shorter --duration-median or a smaller --duration-sigma"
+        )
+
+
 def _check(options: SyntheticOptions) -> None:
     for name, value in (
         ("--pods", options.pods),
@@ -194,6 +218,8 @@ def _check(options: SyntheticOptions) -> None:
             raise TraceInputError(f"{name}: more than zero and at most {MAX_SECONDS:g} s")
     if options.pods > MAX_PODS:
         raise TraceInputError(f"--pods: at most {MAX_PODS:,} (got {options.pods:,})")
+    if options.nodes > MAX_NODES:
+        raise TraceInputError(f"--nodes: at most {MAX_NODES:,} (got {options.nodes:,})")
     if not 0 <= options.duration_sigma <= 10:
         raise TraceInputError("--duration-sigma: 0 to 10")
     if not 0 < options.load < math.inf:
@@ -215,7 +241,13 @@ def _mean_interarrival(options: SyntheticOptions, mix: Mix) -> float:
             "--load needs GPUs in the cluster and in the mix; give --mean-interarrival instead"
         )
     mean_duration = options.duration_median * math.exp(options.duration_sigma**2 / 2)
-    return mean_duration * gpus_per_pod / (options.load * gpus)
+    gap = mean_duration * gpus_per_pod / (options.load * gpus)
+    if not MIN_GAP_SECONDS <= gap <= MAX_SECONDS:
+        raise TraceInputError(
+            f"--load {options.load:g}: gives a mean gap between arrivals of {gap:g} s, not "
+            f"{MIN_GAP_SECONDS:g} to {MAX_SECONDS:g} s; give --mean-interarrival instead"
+        )
+    return gap
 
 
 def _pod(name: str, shape: GpuShape | None, options: SyntheticOptions) -> dict[str, Any]:

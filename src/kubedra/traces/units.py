@@ -34,14 +34,27 @@ def _quantity(text: str, flag: str) -> Quantity:
     return quantity
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _at_most(quantity: Quantity, limit: Quantity, text: str, flag: str) -> Quantity:
+    """Go's Value() and MilliValue() wrap beyond int64 (``1e30`` reads as 0 bytes): the
+    amounts written must stay within it."""
+    if quantity.cmp(limit) > 0:
+        raise TraceInputError(f"{flag}: more than {limit} (int64): {text!r}")
+    return quantity
+
+
 def millicores(text: str, flag: str) -> int:
     """A cpu quantity in millicores (``8`` is 8000, ``500m`` is 500)."""
-    return _quantity(text, flag).milli_value()
+    limit = Quantity.from_milli(_INT64_MAX)
+    return _at_most(_quantity(text, flag), limit, text, flag).milli_value()
 
 
 def mebibytes(text: str, flag: str) -> int:
     """A memory quantity in whole MiB, rounded down (``64Gi`` is 65536)."""
-    mib = _quantity(text, flag).value() // 2**20
+    limit = Quantity.from_int(_INT64_MAX)
+    mib = _at_most(_quantity(text, flag), limit, text, flag).value() // 2**20
     if mib < 1:
         raise TraceInputError(f"{flag}: less than 1Mi: {text!r}")
     return mib
