@@ -746,7 +746,9 @@ class Scheduler:
         # joining each one's message was a good part of a cycle.
         rejections = decision.rejections
         messages: dict[tuple[str, ...], str] = {}
-        for reasons, count in Counter(map(_reasons, statuses.values())).items():
+        for reasons, count in (
+            Counter(map(_reasons, statuses.values())) if statuses else {}
+        ).items():
             message = messages[reasons] = ", ".join(reasons)
             rejections[message] = rejections.get(message, 0) + count
         if not feasible:
