@@ -65,3 +65,14 @@ def test_a_value_of_another_type_is_not_the_remembered_shape() -> None:
     assert _same(memo, _claim("c-3", count=True)), "a boolean count is a type error"
     assert _same(memo, _pod("p-1", "c-1")) == []
     assert _same(memo, _pod("p-2", 7)), "a number as resourceClaimName is a type error"
+
+
+def test_a_key_of_another_type_is_not_the_remembered_shape() -> None:
+    """JSON would write the label key 1 as "1": the shape key must keep them apart."""
+    memo = ValidationMemo()
+    good = _claim("c-1")
+    good["metadata"]["labels"] = {"1": "a"}
+    assert _same(memo, good) == []
+    bad = _claim("c-2")
+    bad["metadata"]["labels"] = {1: "a"}
+    assert _same(memo, bad), "a label key that is not a string is a type error"
