@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from kubedra.api.defaults import apply_defaults
-from kubedra.api.validation import FieldError, format_invalid, validate_object
+from kubedra.api.validation import FieldError, ValidationMemo, format_invalid, validate_object
 from kubedra.cluster.admission import Admission, AdmissionError
 from kubedra.cluster.clock import SimClock, format_time
 from kubedra.cluster.events import Event, EventType
@@ -131,6 +131,8 @@ class Store:
         self._dependents: dict[str, set[tuple[str, Key]]] = {}
         self._handlers: list[Handler] = []
         self._version = 0
+        # Pods and claims of one shape are validated in full once (kubedra.api.validation.memo).
+        self._validation = ValidationMemo()
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -219,7 +221,7 @@ class Store:
         admission = self.admission if admit else None
         if admission is not None:
             defaulted = self._admit(info, requested, defaulted)
-        errors = validate_object(defaulted)
+        errors = self._validation.validate(defaulted)
         if errors:
             raise invalid(info, name or str(meta.get("generateName") or ""), errors)
         if admission is not None:

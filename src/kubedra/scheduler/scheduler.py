@@ -183,6 +183,9 @@ class PodCycle:
     window: tuple[ShapeTable, list[tuple[int, int]]] | None = None
     """Set by _window when the feasible nodes are exactly these index ranges of the table
     (every node in them passed): Score then reads the table's columns by slices."""
+    table: ShapeTable | None = None
+    """The table _window read the feasible nodes from (all of them, when it is set): while
+    none of its entries has a TaintToleration score, Score need not look for one."""
 
 
 @dataclass(frozen=True)
@@ -746,7 +749,9 @@ class Scheduler:
         # joining each one's message was a good part of a cycle.
         rejections = decision.rejections
         messages: dict[tuple[str, ...], str] = {}
-        for reasons, count in Counter(map(_reasons, statuses.values())).items():
+        for reasons, count in (
+            Counter(map(_reasons, statuses.values())) if statuses else {}
+        ).items():
             message = messages[reasons] = ", ".join(reasons)
             rejections[message] = rejections.get(message, 0) + count
         if not feasible:
@@ -913,6 +918,7 @@ class Scheduler:
         processed (or the error Status that aborts the cycle)."""
         num_all = len(nodes)
         known, ok, entries = table.known, table.ok, table.evals
+        cycle.table = table
         processed = 0
         position = start
         ranges: list[tuple[int, int]] | None = [] if not feasible else None
@@ -1078,14 +1084,14 @@ class Scheduler:
     ) -> NodeState:
         if len(feasible) == 1:
             return feasible[0]
-        window = cycle.window
+        table = cycle.table
         if (
             not cycle.preferred
             and not cycle.dra.prioritized
             and self._scorer is None
             and not (
                 # No TaintToleration score: a table without any needs no look at the nodes.
-                (window is None or window[0].tainted) and any(ev.raws[0] for ev in evals)
+                (table is None or table.tainted) and any(ev.raws[0] for ev in evals)
             )
         ):
             return self._select_simple(cycle, feasible, evals, decision)

@@ -6,5 +6,13 @@ types and messages; ``format_invalid`` renders them as the apiserver's "is inval
 
 from kubedra.api.validation.api import format_invalid, validate_object, validate_update
 from kubedra.api.validation.errors import ErrorType, FieldError
+from kubedra.api.validation.memo import ValidationMemo
 
-__all__ = ["ErrorType", "FieldError", "format_invalid", "validate_object", "validate_update"]
+__all__ = [
+    "ErrorType",
+    "FieldError",
+    "ValidationMemo",
+    "format_invalid",
+    "validate_object",
+    "validate_update",
+]
