@@ -42,6 +42,14 @@ from kubedra.scheduler.policies.workload import pod_claim_specs
 from kubedra.scheduler.resources import CPU
 
 MAX_SCORE = 100
+FGD_SCORE_DIGITS = 9
+"""FGD's score is rounded to this many decimals (of a device-equivalent): the growth is the
+difference of two sums of weighted free shares, and equal growths on nodes of different
+fullness differ in the last bits (0.6 - 0.5 against 0.5 - 0.4). Unrounded, that noise, not
+the seed, broke the tie, always for the same kind of node. The authors' plugin returns the
+framework's integer score (``int64(sigmoid(growth) * 100)``, fgd_score.go), so equal
+growths tie there and the framework draws among them; rounding far below any real difference
+keeps FGD's finer ranking and the ties."""
 
 
 # --- helpers over a node's devices ------------------------------------------------------------
@@ -292,7 +300,9 @@ class FgdScore(NodeScorer):
         else:
             after = measure.after(classes, node.results, self.context.amounts)
             classes.after[id(allocations)] = (allocations, after)
-        return now - measure.measure(after, cpu - pod.cpu, memory - pod.memory)
+        return round(
+            now - measure.measure(after, cpu - pod.cpu, memory - pod.memory), FGD_SCORE_DIGITS
+        )
 
 
 class FgdDevices:
