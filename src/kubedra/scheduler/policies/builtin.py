@@ -89,6 +89,7 @@ class BestFit(NodeScorer):
     normalised by the largest node): the fullest node that fits wins."""
 
     plugin = "BestFitScore"
+    ties = "name"
 
     def __init__(self, context: PolicyContext) -> None:
         self.context = context
@@ -106,6 +107,7 @@ class DotProduct(NodeScorer):
     devices) and the pod's request, both normalised by the largest node; the smallest wins."""
 
     plugin = "DotProductScore"
+    ties = "name"
 
     def __init__(self, context: PolicyContext) -> None:
         self.context = context
@@ -126,6 +128,7 @@ class GpuPacking(NodeScorer):
     (the smallest first): keeps whole devices and idle nodes free for large tasks."""
 
     plugin = "GpuPackingScore"
+    ties = "name"
 
     def score(self, pod: PodView, node: NodeView) -> float:
         if not pod.uses_devices:
@@ -166,6 +169,7 @@ class GpuClustering(NodeScorer):
     one running other kinds; within each, the fuller node."""
 
     plugin = "GpuClusteringScore"
+    ties = "name"
 
     def __init__(self, context: PolicyContext) -> None:
         self.context = context
@@ -276,6 +280,7 @@ class FgdScore(NodeScorer):
     grows least once the pod is placed (score: minus the growth, in device-equivalents)."""
 
     plugin = "FGDScore"
+    ties = "name"
 
     def __init__(self, context: PolicyContext) -> None:
         self.context = context
