@@ -682,6 +682,27 @@ def test_workload_from_manifests_finds_templates_among_them() -> None:
     )
 
 
+def test_shapes_from_pods_carry_cpu_and_claims_not_memory() -> None:
+    """The paper's typical pods are (cpu, GPU share, GPU count, model): memory is neither part
+    of a shape nor of its fit test. Pods a (1Gi) and b (8Gi) differ only in memory: one shape,
+    2 of 3 pods (2/3); the cpu-only c is the other third. With memory in the shapes they were
+    three shapes of 1/3 each, and a node short of memory counted every free GPU as a
+    fragment for b."""
+    objects = [
+        *gpu_pod("a", ONE_GPU, cpu="2"),
+        *gpu_pod("b", ONE_GPU, cpu="2"),
+        *gpu_pod("c", None, cpu="4"),
+    ]
+    pods = [o for o in objects if o["kind"] == "Pod"]
+    for obj, memory in zip(pods, ["1Gi", "8Gi", "2Gi"], strict=True):
+        obj["spec"]["containers"][0]["resources"]["requests"]["memory"] = memory
+    workload = Workload.from_objects(objects, coverage=1.0)
+    assert workload.shapes == (
+        (TaskShape.of(2000, 0, [ONE_GPU]), pytest.approx(2 / 3)),
+        (TaskShape.of(4000), pytest.approx(1 / 3)),
+    )
+
+
 def test_score_all_scores_each_node_view_in_order_and_random_draws_as_score_would() -> None:
     import random
     from types import SimpleNamespace
