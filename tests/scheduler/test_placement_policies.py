@@ -216,9 +216,9 @@ def test_fgd_avoids_stranding_a_share_where_best_fit_packs() -> None:
 
     Fragmentation (free GPU share the workload's shapes cannot use, weighted by shape):
     a now: 0.3 left, a 0.3 share fits, so F_a = 0; with the pod: 0.1 left, too little for a
-    0.3 share, F_a = 0.1, a growth of 0.1 (score -0.1). b now: F_b = 0; with the pod 0.8 left,
-    still usable, F_b = 0 (score 0). FGD places the pod on b; best-fit (the fuller node) on
-    a, where 0.1 of a GPU is stranded."""
+    0.3 share, F_a = 0.1, a growth of 0.1 (score int(100 * sigmoid(-0.1)) = 47). b now:
+    F_b = 0; with the pod 0.8 left, still usable, F_b = 0 (score int(100 * sigmoid(0)) = 50). FGD
+    places the pod on b; best-fit (the fuller node) on a, where 0.1 of a GPU is stranded."""
     objects = _cluster(
         gpu_node("a", 1),
         gpu_node("b", 1),
@@ -229,8 +229,8 @@ def test_fgd_avoids_stranding_a_share_where_best_fit_packs() -> None:
     sim = run(objects, "fgd", workload)
     assert placement(sim, "pod") == ("b", ["gpu-0"])
     got = scores(sim, "pod")
-    assert got["a"]["FGDScore"] == pytest.approx(-0.1)
-    assert got["b"]["FGDScore"] == 0
+    assert got["a"]["FGDScore"] == 47  # int(100 * sigmoid(-0.1)) = int(47.50)
+    assert got["b"]["FGDScore"] == 50  # sigmoid(0) = 0.5
     assert placement(run(objects, "best-fit"), "pod") == ("a", ["gpu-0"])
 
 
@@ -255,9 +255,9 @@ def test_fgd_keeps_the_model_a_restricted_shape_needs() -> None:
     selector on the model), 20% 0.5 shares of any GPU; the pod takes any whole GPU.
 
     x: the A100 tasks cannot use the T4, so its whole free share is fragment for them
-    (0.8 * 1.0); the pod takes it: fragmentation 0.8 -> 0 (score 0.8). y: everyone can use
-    the A100 (0), and once taken nothing is free (0): score 0. FGD places the pod on x; the
-    default profile on y (the first node)."""
+    (0.8 * 1.0); the pod takes it: fragmentation 0.8 -> 0 (score int(100 * sigmoid(0.8)) =
+    68). y: everyone can use the A100 (0), and once taken nothing is free (0): score 50. FGD places
+    the pod on x; the default profile on y (the first node)."""
     objects = _cluster(
         gpu_node("y", 1, model="A100"),
         gpu_node("x", 1, model="T4"),
@@ -266,20 +266,20 @@ def test_fgd_keeps_the_model_a_restricted_shape_needs() -> None:
     workload = shapes((claim_spec(selector=on_model("A100")), 0.8), (claim_spec(milli=500), 0.2))
     sim = run(objects, "fgd", workload)
     assert placement(sim, "pod") == ("x", ["gpu-0"])
-    assert scores(sim, "pod") == {"x": {"FGDScore": 0.8}, "y": {"FGDScore": 0}}
+    assert scores(sim, "pod") == {"x": {"FGDScore": 68}, "y": {"FGDScore": 50}}
     assert placement(run(objects), "pod") == ("y", ["gpu-0"])
 
 
 def test_fgd_counts_every_free_gpu_of_a_node_out_of_cpu() -> None:
     """A shape that cannot run on a node for want of cpu finds every free GPU there useless.
     a (4 cpus) and b (32 cpus) have one free GPU each; the workload is one GPU with 4 cpus.
-    A cpu-only pod asking 2 cpus: on a, the GPU becomes a fragment (1.0, score -1); on b
-    nothing changes (score 0)."""
+    A cpu-only pod asking 2 cpus: on a, the GPU becomes a fragment (1.0, score
+    int(100 * sigmoid(-1)) = 26); on b nothing changes (score 50)."""
     objects = _cluster(gpu_node("a", 1, cpu="4"), gpu_node("b", 1), gpu_pod("pod", None, cpu="2"))
     workload = Workload([(TaskShape.of(4000, 0, [ONE_GPU]), 1.0)])
     sim = run(objects, "fgd", workload)
     assert placement(sim, "pod") == ("b", [])
-    assert scores(sim, "pod") == {"a": {"FGDScore": -1}, "b": {"FGDScore": 0}}
+    assert scores(sim, "pod") == {"a": {"FGDScore": 26}, "b": {"FGDScore": 50}}
 
 
 def test_fgd_equal_growth_is_a_tie_whatever_the_rounding() -> None:
@@ -288,12 +288,12 @@ def test_fgd_equal_growth_is_a_tie_whatever_the_rounding() -> None:
     a and b have 6 GPUs each, a all free, b one taken whole. The workload: 10% cpu-only tasks
     (every free GPU is a fragment for them), 90% one whole GPU (no GPU of a or b is partly
     used, so none is a fragment for them). A one-GPU pod: on a, F goes 0.1 * 6 -> 0.1 * 5, on
-    b 0.1 * 5 -> 0.1 * 4; both shrink by 0.1 (score 0.1). In floating point the two
-    differences differ in the last bits (0.10000000000000009 against 0.09999999999999998),
-    which used to decide for a whatever the tie rule: always the emptier node spreads tasks
-    and strands whole nodes (on the Alibaba trace, 8-GPU tasks failed from 14% of the demand
-    on). The tie goes by name (the authors' rule, see
-    test_paper_policies_break_ties_by_node_name): to a, the fuller one, listed second."""
+    b 0.1 * 5 -> 0.1 * 4; both shrink by 0.1 (score int(100 * sigmoid(0.1)) = 52). In floating point
+    the two differences differ in the last bits (0.10000000000000009 against 0.09999999999999998),
+    which used to decide for a whatever the tie rule: always the emptier node spreads tasks and
+    strands whole nodes (on the Alibaba trace, 8-GPU tasks failed from 14% of the demand on). The
+    tie goes by name (the authors' rule, see test_paper_policies_break_ties_by_node_name): to a, the
+    fuller one, listed second."""
     objects = _cluster(
         gpu_node("b", 6),
         gpu_node("a", 6),
@@ -304,9 +304,44 @@ def test_fgd_equal_growth_is_a_tie_whatever_the_rounding() -> None:
     for seed in range(4):
         sim = run(objects, "fgd", workload, seed=seed)
         decision = sim.scheduler.last_decision["default/pod"]
-        assert decision.scores == {"a": {"FGDScore": 0.1}, "b": {"FGDScore": 0.1}}
+        assert decision.scores == {"a": {"FGDScore": 52}, "b": {"FGDScore": 52}}
         assert sorted(decision.tied) == ["a", "b"]
         assert placement(sim, "pod")[0] == "a"
+
+
+def test_fgd_scores_as_the_authors_plugin_integers_close_decreases_tie() -> None:
+    """FGD's score is the authors' plugin's: int(100 * sigmoid(decrease)), the decrease of the
+    node's fragmentation in GPUs. Decreases closer than about 0.04 of a GPU score alike and
+    the tie goes by name.
+
+    One-GPU nodes b and a, each with a share taken: b 0.7 (0.3 left), a 0.69 (0.31 left).
+    The workload is all 0.3 shares. A 0.3 pod fills either GPU: on b, F goes 0 -> 0 (the 0.3
+    left fits a 0.3 share; once taken nothing is free): decrease 0, score 50. On a, 0 -> 0.01
+    (0.01 left, too little for a share): decrease -0.01, score int(49.75) = 49. So b.
+
+    d (0.309 left) and c (0.301 left), the same pod: it strands 0.009 on d and 0.001 on c,
+    scores int(49.775) and int(49.975), both 49: a tie, c by name (a float score took c
+    too, but for being better, and d never by a tie)."""
+    objects = _cluster(
+        gpu_node("b", 1),
+        gpu_node("a", 1),
+        gpu_pod("fill-b", claim_spec(milli=700), node="b"),
+        gpu_pod("fill-a", claim_spec(milli=690), node="a"),
+        gpu_pod("pod", SHARE_300),
+    )
+    sim = run(objects, "fgd", shapes((SHARE_300, 1.0)))
+    assert scores(sim, "pod") == {"b": {"FGDScore": 50}, "a": {"FGDScore": 49}}
+    assert placement(sim, "pod") == ("b", ["gpu-0"])
+    objects = _cluster(
+        gpu_node("d", 1),
+        gpu_node("c", 1),
+        gpu_pod("fill-d", claim_spec(milli=691), node="d"),
+        gpu_pod("fill-c", claim_spec(milli=699), node="c"),
+        gpu_pod("pod", SHARE_300),
+    )
+    sim = run(objects, "fgd", shapes((SHARE_300, 1.0)))
+    assert scores(sim, "pod") == {"d": {"FGDScore": 49}, "c": {"FGDScore": 49}}
+    assert placement(sim, "pod") == ("c", ["gpu-0"])
 
 
 @pytest.mark.parametrize("policy", ["best-fit", "dot-product", "gpu-packing", "gpu-clustering"])
@@ -577,8 +612,9 @@ def _exclusive(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_fgd_on_gpus_allocated_whole() -> None:
     """GPUs without shares: a has two, one taken by a filler; b two free. Every task of the
     workload wants two GPUs. The pod wants one: on a it takes the GPU no task can use
-    (fragmentation 1 -> 0, score 1); on b it leaves one GPU that no task can use (0 -> 1,
-    score -1). FGD takes a; the default profile the less loaded b."""
+    (fragmentation 1 -> 0: a decrease of 1, score int(100 * sigmoid(1)) = 73); on b it leaves
+    one GPU that no task can use (0 -> 1, score int(100 * sigmoid(-1)) = 26). FGD takes a; the
+    default profile the less loaded b."""
     objects = _exclusive(
         _cluster(
             gpu_node("a", 2),
@@ -589,7 +625,7 @@ def test_fgd_on_gpus_allocated_whole() -> None:
     )
     sim = run(objects, "fgd", shapes((claim_spec(count=2), 1.0)))
     assert placement(sim, "pod") == ("a", ["gpu-1"])
-    assert scores(sim, "pod") == {"a": {"FGDScore": 1}, "b": {"FGDScore": -1}}
+    assert scores(sim, "pod") == {"a": {"FGDScore": 73}, "b": {"FGDScore": 26}}
     assert placement(run(objects), "pod")[0] == "b"
 
 

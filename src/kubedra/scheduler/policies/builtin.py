@@ -16,6 +16,7 @@ score over devices added beside the default plugins, as ``--node-score`` always 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -43,13 +44,16 @@ from kubedra.scheduler.resources import CPU
 
 MAX_SCORE = 100
 FGD_SCORE_DIGITS = 9
-"""FGD's score is rounded to this many decimals (of a device-equivalent): the growth is the
-difference of two sums of weighted free shares, and equal growths on nodes of different
-fullness differ in the last bits (0.6 - 0.5 against 0.5 - 0.4). Unrounded, that noise, not
-the seed, broke the tie, always for the same kind of node. The authors' plugin returns the
-framework's integer score (``int64(sigmoid(growth) * 100)``, fgd_score.go), so equal
-growths tie there and the framework draws among them; rounding far below any real difference
-keeps FGD's finer ranking and the ties."""
+"""FGD's growth is rounded to this many decimals (of a device-equivalent) before it is scored:
+it is the difference of two sums of weighted free shares, and equal growths on nodes of
+different fullness differ in the last bits (0.6 - 0.5 against 0.5 - 0.4); unrounded, that
+noise, not the tie rule, picked the node (always the emptier one)."""
+
+
+def _sigmoid(x: float) -> float:
+    if x < -700:  # exp would overflow; the score is 0 long before
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
 
 
 # --- helpers over a node's devices ------------------------------------------------------------
@@ -277,7 +281,8 @@ def _fgd_model(context: PolicyContext) -> FgdModel:
 
 class FgdScore(NodeScorer):
     """Fragmentation Gradient Descent: the node where the workload's expected fragmentation
-    grows least once the pod is placed (score: minus the growth, in device-equivalents)."""
+    grows least once the pod is placed. Score: ``int(100 * sigmoid(-growth))``, the growth in
+    device-equivalents, as the authors' plugin scores it (0..100, 50 for no change)."""
 
     plugin = "FGDScore"
     ties = "name"
@@ -305,9 +310,11 @@ class FgdScore(NodeScorer):
         else:
             after = measure.after(classes, node.results, self.context.amounts)
             classes.after[id(allocations)] = (allocations, after)
-        return round(
-            now - measure.measure(after, cpu - pod.cpu, memory - pod.memory), FGD_SCORE_DIGITS
-        )
+        decrease = now - measure.measure(after, cpu - pod.cpu, memory - pod.memory)
+        # The authors' plugin (fgd_score.go): int64(sigmoid(decrease / 1000 milli-GPU) * 100),
+        # the framework's integer. Decreases closer than about 0.04 of a GPU score alike and
+        # tie (the tie rule decides, by name); the paper's figures come from this score.
+        return int(MAX_SCORE * _sigmoid(round(decrease, FGD_SCORE_DIGITS)))
 
 
 class FgdDevices:
