@@ -83,7 +83,7 @@ def test_best_fit_fills_the_fullest_node() -> None:
     fillers take 1 cpu each). best-fit scores 100 * (1 - (0.5 * cpu left / 32000 + 0.5 *
     GPUs left / 1)) after the 0.3 share and 1 cpu of the pod: a 100 * (1 - (0.46875 + 0.05)) =
     48.125, b 100 * (1 - (0.46875 + 0.25)) = 28.125, c 100 * (1 - (0.484375 + 0.35)) =
-    16.5625."""
+    16.5625, each truncated to the framework's integer (48, 28, 16)."""
     objects = _cluster(
         gpu_node("c", 1),
         gpu_node("b", 1),
@@ -95,9 +95,9 @@ def test_best_fit_fills_the_fullest_node() -> None:
     sim = run(objects, "best-fit")
     assert placement(sim, "pod") == ("a", ["gpu-0"])
     assert scores(sim, "pod") == {
-        "a": {"BestFitScore": 48.125},
-        "b": {"BestFitScore": 28.125},
-        "c": {"BestFitScore": 16.5625},
+        "a": {"BestFitScore": 48},
+        "b": {"BestFitScore": 28},
+        "c": {"BestFitScore": 16},
     }
 
 
@@ -108,7 +108,7 @@ def test_dot_product_picks_the_smallest_alignment() -> None:
     """Two nodes with 8 cpus and two free GPUs; a filler takes 6 cpus of b. For a pod asking
     1 cpu and one GPU (normalised by the largest node: 8000 millicores, 2 GPUs), the dot
     products are a: 1 * 1/8 + 1 * 1/2 = 0.625 and b: 1/4 * 1/8 + 1 * 1/2 = 0.53125; the
-    scores 100 * (1 - dot / 2) are 68.75 and 73.4375, so b."""
+    scores 100 * (1 - dot / 2) are 68.75 and 73.4375, truncated 68 and 73, so b."""
     objects = _cluster(
         gpu_node("a", 2, cpu="8"),
         gpu_node("b", 2, cpu="8"),
@@ -118,8 +118,8 @@ def test_dot_product_picks_the_smallest_alignment() -> None:
     sim = run(objects, "dot-product")
     assert placement(sim, "pod") == ("b", ["gpu-0"])
     assert scores(sim, "pod") == {
-        "a": {"DotProductScore": 68.75},
-        "b": {"DotProductScore": 73.4375},
+        "a": {"DotProductScore": 68},
+        "b": {"DotProductScore": 73},
     }
 
 
@@ -156,9 +156,10 @@ def test_gpu_packing_prefers_a_partly_used_gpu() -> None:
 
 def test_gpu_clustering_keeps_request_kinds_on_their_nodes() -> None:
     """Three four-GPU nodes: a runs a two-GPU pod, b a 0.3 share, c nothing. Bands: only
-    this kind 75, this kind among others 50, idle 25, other kinds 0, plus 25 * (4 - free
-    GPUs) / 4. A two-GPU pod: a 75 + 12.5, b 0 + 1.875, c 25; then a share: b 75 + 1.875
-    (a is full); then a whole GPU: c 25, b 0 + 3.75 (its GPU is 0.6 used now)."""
+    this kind 75, this kind among others 50, idle 25, other kinds 0, plus 25 * (4000 - free
+    milli-GPUs) // 4000 in integers. A two-GPU pod: a 75 + 12, b 0 + 7500 // 4000 = 1, c 25;
+    then a share: b 75 + 1 (a is full); then a whole GPU: c 25, b 0 + 15000 // 4000 = 3 (its
+    GPU is 0.6 used now)."""
     objects = _cluster(
         gpu_node("a", 4),
         gpu_node("b", 4),
@@ -172,15 +173,15 @@ def test_gpu_clustering_keeps_request_kinds_on_their_nodes() -> None:
     sim = run(objects, "gpu-clustering")
     assert placement(sim, "two") == ("a", ["gpu-2", "gpu-3"])
     assert scores(sim, "two") == {
-        "a": {"GpuClusteringScore": 87.5},
-        "b": {"GpuClusteringScore": 1.875},
+        "a": {"GpuClusteringScore": 87},
+        "b": {"GpuClusteringScore": 1},
         "c": {"GpuClusteringScore": 25},
     }
     assert placement(sim, "share") == ("b", ["gpu-0"])
-    assert scores(sim, "share")["b"] == {"GpuClusteringScore": 76.875}
+    assert scores(sim, "share")["b"] == {"GpuClusteringScore": 76}
     assert placement(sim, "one") == ("c", ["gpu-0"])
     assert scores(sim, "one") == {
-        "b": {"GpuClusteringScore": 3.75},
+        "b": {"GpuClusteringScore": 3},
         "c": {"GpuClusteringScore": 25},
     }
 
@@ -397,6 +398,53 @@ def test_fgd_is_deterministic() -> None:
     assert [placement(first, f"p{i}") for i in range(16)] == [
         placement(again, f"p{i}") for i in range(16)
     ]
+
+
+def _almost_equal_nodes(policy: str) -> list[dict[str, Any]]:
+    """Nodes z and a (one GPU, 32 cpus each), z a little fuller than a, and a pod."""
+    if policy == "gpu-clustering":
+        # Both run only 0.01-0.02 shares (the pod's kind): z 0.98 free, a 0.99 free.
+        fill_z, fill_a, pod = claim_spec(milli=20), claim_spec(milli=10), SHARE_300
+        return _cluster(
+            gpu_node("z", 1),
+            gpu_node("a", 1),
+            gpu_pod("fill-z", fill_z, node="z"),
+            gpu_pod("fill-a", fill_a, node="a"),
+            gpu_pod("pod", pod),
+        )
+    # z runs a 0.1-cpu pod without claims; a nothing.
+    return _cluster(
+        gpu_node("z", 1),
+        gpu_node("a", 1),
+        gpu_pod("fill-z", None, cpu="100m", node="z"),
+        gpu_pod("pod", ONE_GPU),
+    )
+
+
+@pytest.mark.parametrize(
+    ("policy", "scores_z_a"),
+    [
+        # 100 * (1 - (0.5 * (32 - 0.1 - 1) / 32 + 0)) = 51.72 on z, 51.56 on a: both 51.
+        ("best-fit", (51, 51)),
+        # 100 * (1 - ((31.9 / 32) * (1 / 32) + 1 * 1) / 2) = 48.44 on z, 48.44 on a: both 48.
+        ("dot-product", (48, 48)),
+        # Band 3 (75) + 25 * (1000 - 980) // 1000 = 0 on z, 25 * 10 // 1000 = 0 on a: both 75.
+        ("gpu-clustering", (75, 75)),
+    ],
+)
+def test_paper_scores_are_the_authors_integers(policy: str, scores_z_a: tuple[int, int]) -> None:
+    """The authors' plugins return the framework's integer scores (best_fit_score.go,
+    dot_product_score.go truncate 100 * score; gpu_clustering_score.go computes in integer
+    milli-GPUs), so nodes within a point of each other tie, and the tie goes by name. z is
+    a little fuller than a (scores worked out beside each case): with unrounded scores z
+    won by a fraction of a point; now both score alike and a, first by name, takes the pod."""
+    sim = run(_almost_equal_nodes(policy), policy)
+    plugin = {"best-fit": "BestFitScore", "dot-product": "DotProductScore"}.get(
+        policy, "GpuClusteringScore"
+    )
+    z, a = scores_z_a
+    assert scores(sim, "pod") == {"z": {plugin: z}, "a": {plugin: a}}
+    assert placement(sim, "pod")[0] == "a"
 
 
 # --- a policy of one's own ----------------------------------------------------------------------

@@ -90,7 +90,8 @@ def _max_spec(context: PolicyContext) -> tuple[float, float]:
 
 class BestFit(NodeScorer):
     """The least cpu and devices left on the node once the pod is placed (equal weights, each
-    normalised by the largest node): the fullest node that fits wins."""
+    normalised by the largest node): the fullest node that fits wins. Score:
+    ``int(100 * (1 - left))``, the framework's integer as the authors' plugin truncates it."""
 
     plugin = "BestFitScore"
     ties = "name"
@@ -103,12 +104,14 @@ class BestFit(NodeScorer):
         cpu_left = node.cpu_free - pod.cpu
         devices_left = sum(d.free_after for d in _relevant(pod, node))
         left = 0.5 * cpu_left / max_cpu + 0.5 * devices_left / max_devices
-        return MAX_SCORE * (1.0 - left)
+        # The framework's integer, truncated as the authors' plugin (best_fit_score.go) does.
+        return int(MAX_SCORE * (1.0 - left))
 
 
 class DotProduct(NodeScorer):
     """Tetris' alignment as the paper ran it: the dot product of the node's free (cpu,
-    devices) and the pod's request, both normalised by the largest node; the smallest wins."""
+    devices) and the pod's request, both normalised by the largest node; the smallest wins.
+    Score: ``int(100 * (1 - dot / 2))``, truncated as the authors' plugin does."""
 
     plugin = "DotProductScore"
     ties = "name"
@@ -124,7 +127,8 @@ class DotProduct(NodeScorer):
         dot = (node.cpu_free / max_cpu) * (pod.cpu / max_cpu) + (devices_free / max_devices) * (
             devices_wanted / max_devices
         )
-        return MAX_SCORE * (1.0 - dot / 2)
+        # The framework's integer, truncated as the authors' plugin (dot_product_score.go) does.
+        return int(MAX_SCORE * (1.0 - dot / 2))
 
 
 class GpuPacking(NodeScorer):
@@ -203,11 +207,14 @@ class GpuClustering(NodeScorer):
             return 0
         _, max_devices = _max_spec(self.context)
         free = sum(d.free for d in _relevant(pod, node))
-        fullness = (MAX_SCORE / 4) * (max_devices - free) / max_devices
+        # In integers as the authors' plugin (gpu_clustering_score.go): 25 * (max - free) / max
+        # in milli-devices, truncated, so nodes within 4% of a full node's devices tie.
+        max_milli = round(max_devices * 1000)
+        fullness = (MAX_SCORE // 4) * (max_milli - round(free * 1000)) // max_milli
         tags: Mapping[Any, int] = self._nodes.get(node.name) or {}
         # Bands: only this kind, this kind among others, an idle node, other kinds only.
         band = (3 if len(tags) == 1 else 2) if tags.get(tag) else (0 if tags else 1)
-        return band * MAX_SCORE / 4 + fullness
+        return band * MAX_SCORE // 4 + fullness
 
 
 class RandomScore(NodeScorer):
