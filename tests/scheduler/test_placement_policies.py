@@ -83,7 +83,7 @@ def test_best_fit_fills_the_fullest_node() -> None:
     fillers take 1 cpu each). best-fit scores 100 * (1 - (0.5 * cpu left / 32000 + 0.5 *
     GPUs left / 1)) after the 0.3 share and 1 cpu of the pod: a 100 * (1 - (0.46875 + 0.05)) =
     48.125, b 100 * (1 - (0.46875 + 0.25)) = 28.125, c 100 * (1 - (0.484375 + 0.35)) =
-    16.5625."""
+    16.5625, each truncated to the framework's integer (48, 28, 16)."""
     objects = _cluster(
         gpu_node("c", 1),
         gpu_node("b", 1),
@@ -95,9 +95,9 @@ def test_best_fit_fills_the_fullest_node() -> None:
     sim = run(objects, "best-fit")
     assert placement(sim, "pod") == ("a", ["gpu-0"])
     assert scores(sim, "pod") == {
-        "a": {"BestFitScore": 48.125},
-        "b": {"BestFitScore": 28.125},
-        "c": {"BestFitScore": 16.5625},
+        "a": {"BestFitScore": 48},
+        "b": {"BestFitScore": 28},
+        "c": {"BestFitScore": 16},
     }
 
 
@@ -108,7 +108,7 @@ def test_dot_product_picks_the_smallest_alignment() -> None:
     """Two nodes with 8 cpus and two free GPUs; a filler takes 6 cpus of b. For a pod asking
     1 cpu and one GPU (normalised by the largest node: 8000 millicores, 2 GPUs), the dot
     products are a: 1 * 1/8 + 1 * 1/2 = 0.625 and b: 1/4 * 1/8 + 1 * 1/2 = 0.53125; the
-    scores 100 * (1 - dot / 2) are 68.75 and 73.4375, so b."""
+    scores 100 * (1 - dot / 2) are 68.75 and 73.4375, truncated 68 and 73, so b."""
     objects = _cluster(
         gpu_node("a", 2, cpu="8"),
         gpu_node("b", 2, cpu="8"),
@@ -118,8 +118,8 @@ def test_dot_product_picks_the_smallest_alignment() -> None:
     sim = run(objects, "dot-product")
     assert placement(sim, "pod") == ("b", ["gpu-0"])
     assert scores(sim, "pod") == {
-        "a": {"DotProductScore": 68.75},
-        "b": {"DotProductScore": 73.4375},
+        "a": {"DotProductScore": 68},
+        "b": {"DotProductScore": 73},
     }
 
 
@@ -156,9 +156,10 @@ def test_gpu_packing_prefers_a_partly_used_gpu() -> None:
 
 def test_gpu_clustering_keeps_request_kinds_on_their_nodes() -> None:
     """Three four-GPU nodes: a runs a two-GPU pod, b a 0.3 share, c nothing. Bands: only
-    this kind 75, this kind among others 50, idle 25, other kinds 0, plus 25 * (4 - free
-    GPUs) / 4. A two-GPU pod: a 75 + 12.5, b 0 + 1.875, c 25; then a share: b 75 + 1.875
-    (a is full); then a whole GPU: c 25, b 0 + 3.75 (its GPU is 0.6 used now)."""
+    this kind 75, this kind among others 50, idle 25, other kinds 0, plus 25 * (4000 - free
+    milli-GPUs) // 4000 in integers. A two-GPU pod: a 75 + 12, b 0 + 7500 // 4000 = 1, c 25;
+    then a share: b 75 + 1 (a is full); then a whole GPU: c 25, b 0 + 15000 // 4000 = 3 (its
+    GPU is 0.6 used now)."""
     objects = _cluster(
         gpu_node("a", 4),
         gpu_node("b", 4),
@@ -172,15 +173,15 @@ def test_gpu_clustering_keeps_request_kinds_on_their_nodes() -> None:
     sim = run(objects, "gpu-clustering")
     assert placement(sim, "two") == ("a", ["gpu-2", "gpu-3"])
     assert scores(sim, "two") == {
-        "a": {"GpuClusteringScore": 87.5},
-        "b": {"GpuClusteringScore": 1.875},
+        "a": {"GpuClusteringScore": 87},
+        "b": {"GpuClusteringScore": 1},
         "c": {"GpuClusteringScore": 25},
     }
     assert placement(sim, "share") == ("b", ["gpu-0"])
-    assert scores(sim, "share")["b"] == {"GpuClusteringScore": 76.875}
+    assert scores(sim, "share")["b"] == {"GpuClusteringScore": 76}
     assert placement(sim, "one") == ("c", ["gpu-0"])
     assert scores(sim, "one") == {
-        "b": {"GpuClusteringScore": 3.75},
+        "b": {"GpuClusteringScore": 3},
         "c": {"GpuClusteringScore": 25},
     }
 
@@ -216,9 +217,9 @@ def test_fgd_avoids_stranding_a_share_where_best_fit_packs() -> None:
 
     Fragmentation (free GPU share the workload's shapes cannot use, weighted by shape):
     a now: 0.3 left, a 0.3 share fits, so F_a = 0; with the pod: 0.1 left, too little for a
-    0.3 share, F_a = 0.1, a growth of 0.1 (score -0.1). b now: F_b = 0; with the pod 0.8 left,
-    still usable, F_b = 0 (score 0). FGD places the pod on b; best-fit (the fuller node) on
-    a, where 0.1 of a GPU is stranded."""
+    0.3 share, F_a = 0.1, a growth of 0.1 (score int(100 * sigmoid(-0.1)) = 47). b now:
+    F_b = 0; with the pod 0.8 left, still usable, F_b = 0 (score int(100 * sigmoid(0)) = 50). FGD
+    places the pod on b; best-fit (the fuller node) on a, where 0.1 of a GPU is stranded."""
     objects = _cluster(
         gpu_node("a", 1),
         gpu_node("b", 1),
@@ -229,8 +230,8 @@ def test_fgd_avoids_stranding_a_share_where_best_fit_packs() -> None:
     sim = run(objects, "fgd", workload)
     assert placement(sim, "pod") == ("b", ["gpu-0"])
     got = scores(sim, "pod")
-    assert got["a"]["FGDScore"] == pytest.approx(-0.1)
-    assert got["b"]["FGDScore"] == 0
+    assert got["a"]["FGDScore"] == 47  # int(100 * sigmoid(-0.1)) = int(47.50)
+    assert got["b"]["FGDScore"] == 50  # sigmoid(0) = 0.5
     assert placement(run(objects, "best-fit"), "pod") == ("a", ["gpu-0"])
 
 
@@ -255,9 +256,9 @@ def test_fgd_keeps_the_model_a_restricted_shape_needs() -> None:
     selector on the model), 20% 0.5 shares of any GPU; the pod takes any whole GPU.
 
     x: the A100 tasks cannot use the T4, so its whole free share is fragment for them
-    (0.8 * 1.0); the pod takes it: fragmentation 0.8 -> 0 (score 0.8). y: everyone can use
-    the A100 (0), and once taken nothing is free (0): score 0. FGD places the pod on x; the
-    default profile on y (the first node)."""
+    (0.8 * 1.0); the pod takes it: fragmentation 0.8 -> 0 (score int(100 * sigmoid(0.8)) =
+    68). y: everyone can use the A100 (0), and once taken nothing is free (0): score 50. FGD places
+    the pod on x; the default profile on y (the first node)."""
     objects = _cluster(
         gpu_node("y", 1, model="A100"),
         gpu_node("x", 1, model="T4"),
@@ -266,20 +267,101 @@ def test_fgd_keeps_the_model_a_restricted_shape_needs() -> None:
     workload = shapes((claim_spec(selector=on_model("A100")), 0.8), (claim_spec(milli=500), 0.2))
     sim = run(objects, "fgd", workload)
     assert placement(sim, "pod") == ("x", ["gpu-0"])
-    assert scores(sim, "pod") == {"x": {"FGDScore": 0.8}, "y": {"FGDScore": 0}}
+    assert scores(sim, "pod") == {"x": {"FGDScore": 68}, "y": {"FGDScore": 50}}
     assert placement(run(objects), "pod") == ("y", ["gpu-0"])
 
 
 def test_fgd_counts_every_free_gpu_of_a_node_out_of_cpu() -> None:
     """A shape that cannot run on a node for want of cpu finds every free GPU there useless.
     a (4 cpus) and b (32 cpus) have one free GPU each; the workload is one GPU with 4 cpus.
-    A cpu-only pod asking 2 cpus: on a, the GPU becomes a fragment (1.0, score -1); on b
-    nothing changes (score 0)."""
+    A cpu-only pod asking 2 cpus: on a, the GPU becomes a fragment (1.0, score
+    int(100 * sigmoid(-1)) = 26); on b nothing changes (score 50)."""
     objects = _cluster(gpu_node("a", 1, cpu="4"), gpu_node("b", 1), gpu_pod("pod", None, cpu="2"))
     workload = Workload([(TaskShape.of(4000, 0, [ONE_GPU]), 1.0)])
     sim = run(objects, "fgd", workload)
     assert placement(sim, "pod") == ("b", [])
-    assert scores(sim, "pod") == {"a": {"FGDScore": -1}, "b": {"FGDScore": 0}}
+    assert scores(sim, "pod") == {"a": {"FGDScore": 26}, "b": {"FGDScore": 50}}
+
+
+def test_fgd_equal_growth_is_a_tie_whatever_the_rounding() -> None:
+    """Equal fragmentation growth is a tie, not decided by floating-point noise.
+
+    a and b have 6 GPUs each, a all free, b one taken whole. The workload: 10% cpu-only tasks
+    (every free GPU is a fragment for them), 90% one whole GPU (no GPU of a or b is partly
+    used, so none is a fragment for them). A one-GPU pod: on a, F goes 0.1 * 6 -> 0.1 * 5, on
+    b 0.1 * 5 -> 0.1 * 4; both shrink by 0.1 (score int(100 * sigmoid(0.1)) = 52). In floating point
+    the two differences differ in the last bits (0.10000000000000009 against 0.09999999999999998),
+    which used to decide for a whatever the tie rule: always the emptier node spreads tasks and
+    strands whole nodes (on the Alibaba trace, 8-GPU tasks failed from 14% of the demand on). The
+    tie goes by name (the authors' rule, see test_paper_policies_break_ties_by_node_name): to a, the
+    fuller one, listed second."""
+    objects = _cluster(
+        gpu_node("b", 6),
+        gpu_node("a", 6),
+        gpu_pod("fill", ONE_GPU, node="a"),
+        gpu_pod("pod", ONE_GPU),
+    )
+    workload = Workload([(TaskShape.of(0, 0, []), 0.1), (TaskShape.of(0, 0, [ONE_GPU]), 0.9)])
+    for seed in range(4):
+        sim = run(objects, "fgd", workload, seed=seed)
+        decision = sim.scheduler.last_decision["default/pod"]
+        assert decision.scores == {"a": {"FGDScore": 52}, "b": {"FGDScore": 52}}
+        assert sorted(decision.tied) == ["a", "b"]
+        assert placement(sim, "pod")[0] == "a"
+
+
+def test_fgd_scores_as_the_authors_plugin_integers_close_decreases_tie() -> None:
+    """FGD's score is the authors' plugin's: int(100 * sigmoid(decrease)), the decrease of the
+    node's fragmentation in GPUs. Decreases closer than about 0.04 of a GPU score alike and
+    the tie goes by name.
+
+    One-GPU nodes b and a, each with a share taken: b 0.7 (0.3 left), a 0.69 (0.31 left).
+    The workload is all 0.3 shares. A 0.3 pod fills either GPU: on b, F goes 0 -> 0 (the 0.3
+    left fits a 0.3 share; once taken nothing is free): decrease 0, score 50. On a, 0 -> 0.01
+    (0.01 left, too little for a share): decrease -0.01, score int(49.75) = 49. So b.
+
+    d (0.309 left) and c (0.301 left), the same pod: it strands 0.009 on d and 0.001 on c,
+    scores int(49.775) and int(49.975), both 49: a tie, c by name (a float score took c
+    too, but for being better, and d never by a tie)."""
+    objects = _cluster(
+        gpu_node("b", 1),
+        gpu_node("a", 1),
+        gpu_pod("fill-b", claim_spec(milli=700), node="b"),
+        gpu_pod("fill-a", claim_spec(milli=690), node="a"),
+        gpu_pod("pod", SHARE_300),
+    )
+    sim = run(objects, "fgd", shapes((SHARE_300, 1.0)))
+    assert scores(sim, "pod") == {"b": {"FGDScore": 50}, "a": {"FGDScore": 49}}
+    assert placement(sim, "pod") == ("b", ["gpu-0"])
+    objects = _cluster(
+        gpu_node("d", 1),
+        gpu_node("c", 1),
+        gpu_pod("fill-d", claim_spec(milli=691), node="d"),
+        gpu_pod("fill-c", claim_spec(milli=699), node="c"),
+        gpu_pod("pod", SHARE_300),
+    )
+    sim = run(objects, "fgd", shapes((SHARE_300, 1.0)))
+    assert scores(sim, "pod") == {"d": {"FGDScore": 49}, "c": {"FGDScore": 49}}
+    assert placement(sim, "pod") == ("c", ["gpu-0"])
+
+
+@pytest.mark.parametrize("policy", ["best-fit", "dot-product", "gpu-packing", "gpu-clustering"])
+def test_paper_policies_break_ties_by_node_name(policy: str) -> None:
+    """The authors' simulator (hkust-adsl/kubernetes-scheduler-simulator) vendors a
+    kube-scheduler whose selectHost keeps the smallest node name among equal scores, where
+    kube-scheduler draws at random; the paper's figures come from that rule. Three empty,
+    equal one-GPU nodes listed z, m, a and a one-GPU pod: every policy scores them alike, so
+    whatever the seed the pod lands on a; the default profile draws (with seeds 0..7 it
+    lands on more than one of them)."""
+    objects = _cluster(
+        gpu_node("z", 1), gpu_node("m", 1), gpu_node("a", 1), gpu_pod("pod", ONE_GPU)
+    )
+    for seed in range(8):
+        sim = run(objects, policy, seed=seed)
+        assert sorted(sim.scheduler.last_decision["default/pod"].tied) == ["a", "m", "z"]
+        assert placement(sim, "pod") == ("a", ["gpu-0"])
+    drawn = {placement(run(objects, seed=seed), "pod")[0] for seed in range(8)}
+    assert len(drawn) > 1
 
 
 def test_fgd_default_workload_is_the_pods_in_the_store() -> None:
@@ -316,6 +398,53 @@ def test_fgd_is_deterministic() -> None:
     assert [placement(first, f"p{i}") for i in range(16)] == [
         placement(again, f"p{i}") for i in range(16)
     ]
+
+
+def _almost_equal_nodes(policy: str) -> list[dict[str, Any]]:
+    """Nodes z and a (one GPU, 32 cpus each), z a little fuller than a, and a pod."""
+    if policy == "gpu-clustering":
+        # Both run only 0.01-0.02 shares (the pod's kind): z 0.98 free, a 0.99 free.
+        fill_z, fill_a, pod = claim_spec(milli=20), claim_spec(milli=10), SHARE_300
+        return _cluster(
+            gpu_node("z", 1),
+            gpu_node("a", 1),
+            gpu_pod("fill-z", fill_z, node="z"),
+            gpu_pod("fill-a", fill_a, node="a"),
+            gpu_pod("pod", pod),
+        )
+    # z runs a 0.1-cpu pod without claims; a nothing.
+    return _cluster(
+        gpu_node("z", 1),
+        gpu_node("a", 1),
+        gpu_pod("fill-z", None, cpu="100m", node="z"),
+        gpu_pod("pod", ONE_GPU),
+    )
+
+
+@pytest.mark.parametrize(
+    ("policy", "scores_z_a"),
+    [
+        # 100 * (1 - (0.5 * (32 - 0.1 - 1) / 32 + 0)) = 51.72 on z, 51.56 on a: both 51.
+        ("best-fit", (51, 51)),
+        # 100 * (1 - ((31.9 / 32) * (1 / 32) + 1 * 1) / 2) = 48.44 on z, 48.44 on a: both 48.
+        ("dot-product", (48, 48)),
+        # Band 3 (75) + 25 * (1000 - 980) // 1000 = 0 on z, 25 * 10 // 1000 = 0 on a: both 75.
+        ("gpu-clustering", (75, 75)),
+    ],
+)
+def test_paper_scores_are_the_authors_integers(policy: str, scores_z_a: tuple[int, int]) -> None:
+    """The authors' plugins return the framework's integer scores (best_fit_score.go,
+    dot_product_score.go truncate 100 * score; gpu_clustering_score.go computes in integer
+    milli-GPUs), so nodes within a point of each other tie, and the tie goes by name. z is
+    a little fuller than a (scores worked out beside each case): with unrounded scores z
+    won by a fraction of a point; now both score alike and a, first by name, takes the pod."""
+    sim = run(_almost_equal_nodes(policy), policy)
+    plugin = {"best-fit": "BestFitScore", "dot-product": "DotProductScore"}.get(
+        policy, "GpuClusteringScore"
+    )
+    z, a = scores_z_a
+    assert scores(sim, "pod") == {"z": {plugin: z}, "a": {plugin: a}}
+    assert placement(sim, "pod")[0] == "a"
 
 
 # --- a policy of one's own ----------------------------------------------------------------------
@@ -531,8 +660,9 @@ def _exclusive(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_fgd_on_gpus_allocated_whole() -> None:
     """GPUs without shares: a has two, one taken by a filler; b two free. Every task of the
     workload wants two GPUs. The pod wants one: on a it takes the GPU no task can use
-    (fragmentation 1 -> 0, score 1); on b it leaves one GPU that no task can use (0 -> 1,
-    score -1). FGD takes a; the default profile the less loaded b."""
+    (fragmentation 1 -> 0: a decrease of 1, score int(100 * sigmoid(1)) = 73); on b it leaves
+    one GPU that no task can use (0 -> 1, score int(100 * sigmoid(-1)) = 26). FGD takes a; the
+    default profile the less loaded b."""
     objects = _exclusive(
         _cluster(
             gpu_node("a", 2),
@@ -543,7 +673,7 @@ def test_fgd_on_gpus_allocated_whole() -> None:
     )
     sim = run(objects, "fgd", shapes((claim_spec(count=2), 1.0)))
     assert placement(sim, "pod") == ("a", ["gpu-1"])
-    assert scores(sim, "pod") == {"a": {"FGDScore": 1}, "b": {"FGDScore": -1}}
+    assert scores(sim, "pod") == {"a": {"FGDScore": 73}, "b": {"FGDScore": 26}}
     assert placement(run(objects), "pod")[0] == "b"
 
 
@@ -633,6 +763,27 @@ def test_workload_from_manifests_finds_templates_among_them() -> None:
             TaskShape.of(4000),
             TaskShape.of(1000, 0, [ONE_GPU]),
         ]
+    )
+
+
+def test_shapes_from_pods_carry_cpu_and_claims_not_memory() -> None:
+    """The paper's typical pods are (cpu, GPU share, GPU count, model): memory is neither part
+    of a shape nor of its fit test. Pods a (1Gi) and b (8Gi) differ only in memory: one shape,
+    2 of 3 pods (2/3); the cpu-only c is the other third. With memory in the shapes they were
+    three shapes of 1/3 each, and a node short of memory counted every free GPU as a
+    fragment for b."""
+    objects = [
+        *gpu_pod("a", ONE_GPU, cpu="2"),
+        *gpu_pod("b", ONE_GPU, cpu="2"),
+        *gpu_pod("c", None, cpu="4"),
+    ]
+    pods = [o for o in objects if o["kind"] == "Pod"]
+    for obj, memory in zip(pods, ["1Gi", "8Gi", "2Gi"], strict=True):
+        obj["spec"]["containers"][0]["resources"]["requests"]["memory"] = memory
+    workload = Workload.from_objects(objects, coverage=1.0)
+    assert workload.shapes == (
+        (TaskShape.of(2000, 0, [ONE_GPU]), pytest.approx(2 / 3)),
+        (TaskShape.of(4000), pytest.approx(1 / 3)),
     )
 
 

@@ -18,7 +18,7 @@ from kubedra.api.workloads import expand_pods, is_workload
 from kubedra.replay.trace import Entry, Trace
 from kubedra.scheduler.policies import DEFAULT_COVERAGE, TaskShape, Workload
 from kubedra.scheduler.policies.workload import ObjectIndex, canonical
-from kubedra.scheduler.resources import CPU, MEMORY, QuantityCache, pod_requests
+from kubedra.scheduler.resources import CPU, QuantityCache, pod_requests
 
 Lookup = Callable[[str, str, "str | None"], "Mapping[str, Any] | None"]
 """Finds an object by kind, name and namespace."""
@@ -86,8 +86,9 @@ def trace_workload(
 ) -> Workload | None:
     """The task shapes of every pod the trace's arrivals create (an entry with ``count``
     counts that many times), claims and templates found in the entry, then the cluster;
-    None when the trace creates no pod. As for ``Workload.from_objects``, only the most
-    popular shapes covering ``coverage`` of the pods are kept."""
+    None when the trace creates no pod. As for ``Workload.from_objects``, shapes carry cpu and
+    claims, not memory, and only the most popular shapes covering ``coverage`` of the pods
+    are kept."""
     cluster = list(cluster_objects)
     index = ObjectIndex(cluster)
     nodes = [dict(o) for o in cluster if o.get("kind") == "Node"]
@@ -106,7 +107,8 @@ def trace_workload(
                 if key not in canonical_of:
                     canonical_of[key] = canonical(spec)
                 claims.append(canonical_of[key])
-            shape = TaskShape(requests.get(CPU, 0), requests.get(MEMORY, 0), tuple(claims))
+            # No memory: the paper's task shapes (kubedra.scheduler.policies.workload).
+            shape = TaskShape(requests.get(CPU, 0), 0, tuple(claims))
             counts[shape] += entry.copies
     if not counts:
         return None

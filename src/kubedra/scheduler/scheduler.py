@@ -1106,7 +1106,12 @@ class Scheduler:
             tied_at = [totals.index(best)]
         else:
             tied_at = [i for i, t in enumerate(totals) if t == best]
-        chosen_index = tied_at[0] if self._rng is None else self._rng.choice(tied_at)
+        scorer = self._scorer
+        if len(tied_at) > 1 and scorer is not None and scorer.ties == "name":
+            # The placement policy's own rule (the paper's simulator): the first node by name.
+            chosen_index = min(tied_at, key=lambda i: feasible[i].name)
+        else:
+            chosen_index = tied_at[0] if self._rng is None else self._rng.choice(tied_at)
         chosen = feasible[chosen_index]
         if len(tied_at) > 1:
             decision.tied = [feasible[i].name for i in tied_at]

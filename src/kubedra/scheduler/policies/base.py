@@ -226,12 +226,18 @@ class NodeScorer:
     is added beside the default plugins, times ``weight``, as an integer 0..100. ``cacheable``:
     the score depends only on the pod's shape and the node's state (nodes, pods, devices), so
     the scheduler may reuse it until the node changes; a score drawing random numbers is not.
+    ``ties``: how the scheduler picks among nodes of equal score: ``"random"`` as
+    kube-scheduler does (a draw, seeded with ``--seed``), or ``"name"``, the first node by
+    name, as the authors' simulator of the paper does (its vendored kube-scheduler's
+    ``selectHost`` keeps "the smallest lexicographical order if the score remains the same",
+    for reproducibility).
     """
 
     plugin = "PlacementPolicy"
     replaces_defaults = True
     weight = 1
     cacheable = True
+    ties = "random"
 
     def score(self, pod: PodView, node: NodeView) -> float:
         raise NotImplementedError

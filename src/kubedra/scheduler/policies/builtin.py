@@ -16,6 +16,7 @@ score over devices added beside the default plugins, as ``--node-score`` always 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -42,6 +43,17 @@ from kubedra.scheduler.policies.workload import pod_claim_specs
 from kubedra.scheduler.resources import CPU
 
 MAX_SCORE = 100
+FGD_SCORE_DIGITS = 9
+"""FGD's growth is rounded to this many decimals (of a device-equivalent) before it is scored:
+it is the difference of two sums of weighted free shares, and equal growths on nodes of
+different fullness differ in the last bits (0.6 - 0.5 against 0.5 - 0.4); unrounded, that
+noise, not the tie rule, picked the node (always the emptier one)."""
+
+
+def _sigmoid(x: float) -> float:
+    if x < -700:  # exp would overflow; the score is 0 long before
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
 
 
 # --- helpers over a node's devices ------------------------------------------------------------
@@ -78,9 +90,11 @@ def _max_spec(context: PolicyContext) -> tuple[float, float]:
 
 class BestFit(NodeScorer):
     """The least cpu and devices left on the node once the pod is placed (equal weights, each
-    normalised by the largest node): the fullest node that fits wins."""
+    normalised by the largest node): the fullest node that fits wins. Score:
+    ``int(100 * (1 - left))``, the framework's integer as the authors' plugin truncates it."""
 
     plugin = "BestFitScore"
+    ties = "name"
 
     def __init__(self, context: PolicyContext) -> None:
         self.context = context
@@ -90,14 +104,17 @@ class BestFit(NodeScorer):
         cpu_left = node.cpu_free - pod.cpu
         devices_left = sum(d.free_after for d in _relevant(pod, node))
         left = 0.5 * cpu_left / max_cpu + 0.5 * devices_left / max_devices
-        return MAX_SCORE * (1.0 - left)
+        # The framework's integer, truncated as the authors' plugin (best_fit_score.go) does.
+        return int(MAX_SCORE * (1.0 - left))
 
 
 class DotProduct(NodeScorer):
     """Tetris' alignment as the paper ran it: the dot product of the node's free (cpu,
-    devices) and the pod's request, both normalised by the largest node; the smallest wins."""
+    devices) and the pod's request, both normalised by the largest node; the smallest wins.
+    Score: ``int(100 * (1 - dot / 2))``, truncated as the authors' plugin does."""
 
     plugin = "DotProductScore"
+    ties = "name"
 
     def __init__(self, context: PolicyContext) -> None:
         self.context = context
@@ -110,7 +127,8 @@ class DotProduct(NodeScorer):
         dot = (node.cpu_free / max_cpu) * (pod.cpu / max_cpu) + (devices_free / max_devices) * (
             devices_wanted / max_devices
         )
-        return MAX_SCORE * (1.0 - dot / 2)
+        # The framework's integer, truncated as the authors' plugin (dot_product_score.go) does.
+        return int(MAX_SCORE * (1.0 - dot / 2))
 
 
 class GpuPacking(NodeScorer):
@@ -118,6 +136,7 @@ class GpuPacking(NodeScorer):
     (the smallest first): keeps whole devices and idle nodes free for large tasks."""
 
     plugin = "GpuPackingScore"
+    ties = "name"
 
     def score(self, pod: PodView, node: NodeView) -> float:
         if not pod.uses_devices:
@@ -158,6 +177,7 @@ class GpuClustering(NodeScorer):
     one running other kinds; within each, the fuller node."""
 
     plugin = "GpuClusteringScore"
+    ties = "name"
 
     def __init__(self, context: PolicyContext) -> None:
         self.context = context
@@ -187,11 +207,14 @@ class GpuClustering(NodeScorer):
             return 0
         _, max_devices = _max_spec(self.context)
         free = sum(d.free for d in _relevant(pod, node))
-        fullness = (MAX_SCORE / 4) * (max_devices - free) / max_devices
+        # In integers as the authors' plugin (gpu_clustering_score.go): 25 * (max - free) / max
+        # in milli-devices, truncated, so nodes within 4% of a full node's devices tie.
+        max_milli = round(max_devices * 1000)
+        fullness = (MAX_SCORE // 4) * (max_milli - round(free * 1000)) // max_milli
         tags: Mapping[Any, int] = self._nodes.get(node.name) or {}
         # Bands: only this kind, this kind among others, an idle node, other kinds only.
         band = (3 if len(tags) == 1 else 2) if tags.get(tag) else (0 if tags else 1)
-        return band * MAX_SCORE / 4 + fullness
+        return band * MAX_SCORE // 4 + fullness
 
 
 class RandomScore(NodeScorer):
@@ -265,9 +288,11 @@ def _fgd_model(context: PolicyContext) -> FgdModel:
 
 class FgdScore(NodeScorer):
     """Fragmentation Gradient Descent: the node where the workload's expected fragmentation
-    grows least once the pod is placed (score: minus the growth, in device-equivalents)."""
+    grows least once the pod is placed. Score: ``int(100 * sigmoid(-growth))``, the growth in
+    device-equivalents, as the authors' plugin scores it (0..100, 50 for no change)."""
 
     plugin = "FGDScore"
+    ties = "name"
 
     def __init__(self, context: PolicyContext) -> None:
         self.context = context
@@ -292,7 +317,11 @@ class FgdScore(NodeScorer):
         else:
             after = measure.after(classes, node.results, self.context.amounts)
             classes.after[id(allocations)] = (allocations, after)
-        return now - measure.measure(after, cpu - pod.cpu, memory - pod.memory)
+        decrease = now - measure.measure(after, cpu - pod.cpu, memory - pod.memory)
+        # The authors' plugin (fgd_score.go): int64(sigmoid(decrease / 1000 milli-GPU) * 100),
+        # the framework's integer. Decreases closer than about 0.04 of a GPU score alike and
+        # tie (the tie rule decides, by name); the paper's figures come from this score.
+        return int(MAX_SCORE * _sigmoid(round(decrease, FGD_SCORE_DIGITS)))
 
 
 class FgdDevices:
