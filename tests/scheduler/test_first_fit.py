@@ -73,8 +73,9 @@ def test_schedule_conformance_through_first_fit(
 ) -> None:
     # Some cases hold claims that only the allocator rejects (a CEL selector that does not
     # return a bool): they reach the scheduler as objects stored before such a check existed,
-    # so the store's create-time validation is switched off here.
+    # so the store's create-time validation (memoised per shape) is switched off here.
     monkeypatch.setattr("kubedra.cluster.store.validate_object", lambda obj: [])
+    monkeypatch.setattr("kubedra.api.validation.memo.validate_object", lambda obj: [])
     failures = []
     cases = _cases(shared_dir)
     assert cases
