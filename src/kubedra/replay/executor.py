@@ -20,9 +20,12 @@ directory at the same path (a local Ray, or a shared file system).
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -121,21 +124,63 @@ def _in_processes(
 
     context = multiprocessing.get_context("spawn")
     results: list[CellResult] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        started = time.monotonic()
-        futures = {pool.submit(_timed, cell, function): cell for cell in cells}
-        for future in as_completed(futures):
-            cell = futures[future]
-            try:
-                result = future.result()
-            except Exception as error:  # the worker died (memory, a signal)
-                result = CellResult(
-                    cell, None, f"worker failed: {_describe(error)}", time.monotonic() - started
-                )
-            results.append(result)
-            if on_done is not None:
-                on_done(result)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
+        with _terminated_by_exception():
+            started = time.monotonic()
+            futures = {pool.submit(_timed, cell, function): cell for cell in cells}
+            for future in as_completed(futures):
+                cell = futures[future]
+                try:
+                    result = future.result()
+                except Exception as error:  # the worker died (memory, a signal)
+                    result = CellResult(
+                        cell, None, f"worker failed: {_describe(error)}", time.monotonic() - started
+                    )
+                results.append(result)
+                if on_done is not None:
+                    on_done(result)
+    except BaseException:
+        # Stopped (SIGTERM, Ctrl-C, an error in on_done): the workers go with the sweep
+        # instead of finishing cells nobody will read (shutdown would wait for them).
+        _stop_workers(pool)
+        raise
+    pool.shutdown()
     return results
+
+
+class SweepTerminated(SystemExit):
+    """SIGTERM reached a sweep running worker processes (exit status 143, as the signal's)."""
+
+
+@contextmanager
+def _terminated_by_exception() -> Iterator[None]:
+    """SIGTERM raised as an exception while the block runs, so that the caller can stop its
+    workers first; only in the main thread, where Python delivers signals."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SweepTerminated(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_workers(pool: Any) -> None:
+    """Terminate a ProcessPoolExecutor's worker processes (Python 3.11 has no public call for
+    it: ``terminate_workers`` came in 3.14), let the pool go and wait for them to end."""
+    workers = dict(getattr(pool, "_processes", None) or {})
+    for process in workers.values():
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in workers.values():
+        process.join(timeout=5)
 
 
 def _on_ray(
