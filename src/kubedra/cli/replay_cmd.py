@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -310,17 +311,54 @@ def _write_outputs(
     echo: Any,
     fail: Any,
 ) -> None:
+    """A replay's outputs: its series as CSV, its charts, then the report."""
     from kubedra.replay import report
+    from kubedra.replay.plot import plot as draw
 
+    _write(state, output, series, plot, echo, fail, state.series.write_csv, draw, report)
+
+
+def _write_inflate(
+    state: Any,
+    output: ReplayOutput,
+    series: Path | None,
+    plot: Path | None,
+    echo: Any,
+    fail: Any,
+) -> None:
+    """The paper's experiment's outputs: the same files, its own series, chart and report."""
+    from kubedra.replay import inflate_report
+    from kubedra.replay.plot_compare import Line, plot_lines
+
+    def draw(state: Any, directory: Path) -> list[Path]:
+        return plot_lines([Line("this run", inflate_report.curves(state))], directory)
+
+    def write_csv(path: Path) -> None:
+        inflate_report.write_csv(state, path)
+
+    _write(state, output, series, plot, echo, fail, write_csv, draw, inflate_report)
+
+
+def _write(
+    state: Any,
+    output: ReplayOutput,
+    series: Path | None,
+    plot: Path | None,
+    echo: Any,
+    fail: Any,
+    write_csv: Callable[[Path], None],
+    draw: Callable[[Any, Path], list[Path]],
+    report: Any,
+) -> None:
+    """``report`` is the module that has ``document(state)`` and ``text(state)``."""
     if series is not None:
         try:
-            state.series.write_csv(series)
+            write_csv(series)
         except OSError as error:
             fail(f"--series {series}: {error.strerror or error}")
         echo(f"wrote {series} ({len(state.series)} samples)")
     if plot is not None:
         from kubedra.replay.plot import PlotError
-        from kubedra.replay.plot import plot as draw
 
         try:
             written = draw(state, plot)
@@ -332,39 +370,6 @@ def _write_outputs(
     if output is ReplayOutput.TEXT:
         for line in report.text(state):
             typer.echo(line)
-
-
-def _write_inflate(
-    state: Any,
-    output: ReplayOutput,
-    series: Path | None,
-    plot: Path | None,
-    echo: Any,
-    fail: Any,
-) -> None:
-    from kubedra.replay import inflate_report
-
-    if series is not None:
-        try:
-            inflate_report.write_csv(state, series)
-        except OSError as error:
-            fail(f"--series {series}: {error.strerror or error}")
-        echo(f"wrote {series} ({len(state.series)} samples)")
-    if plot is not None:
-        from kubedra.replay.plot import PlotError
-        from kubedra.replay.plot_compare import Line, plot_lines
-
-        try:
-            line = Line("this run", inflate_report.curves(state))
-            written = plot_lines([line], plot)
-        except PlotError as error:
-            fail(str(error))
-            return
-        echo(f"wrote {len(written)} charts to {plot}: {', '.join(p.name for p in written)}")
-    _print(inflate_report.document(state) if output is not ReplayOutput.TEXT else None, output)
-    if output is ReplayOutput.TEXT:
-        for line_text in inflate_report.text(state):
-            typer.echo(line_text)
 
 
 def _print(document: Any, output: ReplayOutput) -> None:
