@@ -482,16 +482,21 @@ class DeviceMeter:
                     names.update(n for n, a in zip(kind.capacity_names, need, strict=True) if a)
         return names
 
-    def _request_share(self, kind: _Kind, option: int) -> int | None:
-        """The share of a device of ``kind`` that ``option`` takes; None when it never can."""
-        if not kind.rep.allow_multiple:
-            return NANO
+    def _consumption(self, kind: _Kind, option: int) -> tuple[int, ...] | None:
+        """What ``option`` consumes of each capacity of a device of ``kind`` (None: it can
+        never fit one), worked out once per kind and option."""
         if option not in kind.consumption:
             consumed = static_consumption(kind.rep, self._option_data[option].capacity)
             kind.consumption[option] = (
                 None if consumed is None else tuple(amount for _, amount, _ in consumed)
             )
-        need = kind.consumption[option]
+        return kind.consumption[option]
+
+    def _request_share(self, kind: _Kind, option: int) -> int | None:
+        """The share of a device of ``kind`` that ``option`` takes; None when it never can."""
+        if not kind.rep.allow_multiple:
+            return NANO
+        need = self._consumption(kind, option)
         if need is None:
             return None
         return max(
@@ -584,12 +589,7 @@ class DeviceMeter:
                 total[1][name] = total[1].get(name, 0) + value
 
     def _fits(self, kind: _Kind, option: int, state: tuple[int, ...]) -> bool:
-        if option not in kind.consumption:
-            consumed = static_consumption(kind.rep, self._option_data[option].capacity)
-            kind.consumption[option] = (
-                None if consumed is None else tuple(amount for _, amount, _ in consumed)
-            )
-        need = kind.consumption[option]
+        need = self._consumption(kind, option)
         if need is None:
             return False
         if not kind.rep.allow_multiple and state != kind.full:
