@@ -36,29 +36,33 @@ def gpu_cluster_objects(
         }
     ]
     for i in range(nodes):
-        name = f"node-{i:0{digits}d}"
-        objects.append(
-            {
-                "apiVersion": "v1",
-                "kind": "Node",
-                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-                "status": {"capacity": ALLOCATABLE, "allocatable": ALLOCATABLE},
-            }
-        )
-        objects.append(
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"{name}-gpus"},
-                "spec": {
-                    "driver": DRIVER,
-                    "nodeName": name,
-                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                    "devices": copy.deepcopy(devices),
-                },
-            }
-        )
+        objects += node_objects(f"node-{i:0{digits}d}", ALLOCATABLE, copy.deepcopy(devices))
     return objects
+
+
+def node_objects(
+    name: str, allocatable: dict[str, str], devices: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A Node with ``allocatable`` and the ResourceSlice (its own pool) publishing ``devices``."""
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"capacity": allocatable, "allocatable": allocatable},
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{name}-gpus"},
+            "spec": {
+                "driver": DRIVER,
+                "nodeName": name,
+                "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                "devices": devices,
+            },
+        },
+    ]
 
 
 def gpu_cluster(nodes: int, devices: list[dict[str, Any]], digits: int) -> tuple[SimClock, Store]:

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpu_cluster import DRIVER, node_objects
 from kubedra.scheduler.policies import TaskShape, Workload
 
 REPO = Path(__file__).resolve().parent.parent
 TRACE_DIR = REPO.parent / "shared" / "traces" / "alibaba-gpu-v2023"
-DRIVER = "gpu.example.com"
 CLASS = "gpu"
 
 STAND_IN_NODES = (  # (model, gpus, cpu millicores, memory MiB, how many in 1,213)
@@ -151,35 +151,16 @@ def cluster(nodes: int, trace: Path | None) -> tuple[list[dict[str, Any]], int]:
     for i, (model, count, cpu, memory) in enumerate(node_rows(nodes, trace)):
         name = f"node-{i:04d}"
         allocatable = {"cpu": f"{cpu}m", "memory": f"{memory}Mi", "pods": "110"}
-        objects.append(
+        devices = [
             {
-                "apiVersion": "v1",
-                "kind": "Node",
-                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-                "status": {"capacity": allocatable, "allocatable": allocatable},
+                "name": f"gpu-{g}",
+                "allowMultipleAllocations": True,
+                "attributes": {"model": {"string": model}},
+                "capacity": {"milli": {"value": "1000"}},
             }
-        )
-        objects.append(
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"{name}-gpus"},
-                "spec": {
-                    "driver": DRIVER,
-                    "nodeName": name,
-                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                    "devices": [
-                        {
-                            "name": f"gpu-{g}",
-                            "allowMultipleAllocations": True,
-                            "attributes": {"model": {"string": model}},
-                            "capacity": {"milli": {"value": "1000"}},
-                        }
-                        for g in range(count)
-                    ],
-                },
-            }
-        )
+            for g in range(count)
+        ]
+        objects += node_objects(name, allocatable, devices)
         gpus += count
     return objects, gpus
 
