@@ -173,7 +173,7 @@ class DeviceInfo:
         self.all_nodes = bool(raw.get("allNodes"))
         self.node_selector = raw.get("nodeSelector")
         self.cel: Any = None
-        self.match_cache: dict[int, Any] = {}
+        self.match_cache: dict[int | tuple[int | str, ...], Any] = {}
         # Derived attribute values by expression (KEP-6080), created on first use.
         self.derived_cache: dict[str, Any] | None = None
 

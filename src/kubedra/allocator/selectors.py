@@ -38,20 +38,14 @@ class SelectorFailure:
         return f"{owner}: selector #{self.index}: CEL compile error: {self.message}"
 
 
-_compiled: dict[str, Any] = {}
-_chain_ids: dict[tuple[Any, ...], int] = {}
-
-
 def _compile(expression: str) -> Any:
-    """The compiled selector, or the compile error message (str)."""
-    found = _compiled.get(expression)
-    if found is None:
-        try:
-            found = compile_selector(expression)
-        except CelCompileError as err:
-            found = str(err)
-        _compiled[expression] = found
-    return found
+    """The compiled selector, or the compile error message (str); ``compile_selector``
+    keeps a bounded cache of both, so a broken selector met again for every candidate
+    device is not compiled again."""
+    try:
+        return compile_selector(expression)
+    except CelCompileError as err:
+        return str(err)
 
 
 class SelectorChain:
@@ -65,12 +59,9 @@ class SelectorChain:
         self.expressions = [*class_exprs, *request_exprs]
         self.class_count = len(class_exprs)
         self.features = features
-        key = (len(class_exprs), *self.expressions)
-        chain_id = _chain_ids.get(key)
-        if chain_id is None:
-            chain_id = len(_chain_ids) + 1
-            _chain_ids[key] = chain_id
-        self.chain_id = chain_id
+        # The chain's identity is what it evaluates: devices cache outcomes under it, and
+        # chains built for different claims with the same selectors share those outcomes.
+        self.chain_id: tuple[int | str, ...] = (len(class_exprs), *self.expressions)
 
     def evaluate(self, device: DeviceInfo) -> bool | SelectorFailure:
         """True/False, or the failure; cached on the device."""

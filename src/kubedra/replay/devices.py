@@ -174,7 +174,7 @@ class DeviceMeter:
         self._pools: dict[tuple[str, str], _Pool] = {}
         self._kinds: dict[tuple[Any, ...], _Kind] = {}
         self._offset = 0
-        self._options: dict[tuple[int, str, int, bool], int] = {}
+        self._options: dict[tuple[tuple[int | str, ...], str, int, bool], int] = {}
         """(selector chain id, capacity request, count, all) -> option id."""
         self._option_data: list[_Option] = []
         self._shapes: dict[tuple[str, ...], frozenset[int]] = {}
