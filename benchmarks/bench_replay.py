@@ -54,6 +54,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
 from gpu_cluster import gpu_cluster_objects  # noqa: E402
+from host_speed import describe_host  # noqa: E402
 from kubedra.api.io import load_paths  # noqa: E402
 from kubedra.replay import Replay, Trace, load_trace, parse_trace  # noqa: E402
 from kubedra.replay.report import summary  # noqa: E402
@@ -159,6 +160,7 @@ def import_alibaba(source: Path, into: Path) -> tuple[Path, Path]:
 
 def replay_processes(cluster: Path, trace: Path, policies: list[str], out: Path) -> None:
     """``kubedra replay CLUSTER --trace TRACE -o json`` once per policy, each measured."""
+    print(describe_host())
     print(f"{'policy':<15} {'wall s':>7} {'CPU s':>6} {'pods/s':>7} {'sim s/wall s':>13} "
           f"{'RSS MiB':>8} {'load':>5}  result")  # fmt: skip
     for policy in policies:
@@ -182,6 +184,7 @@ def replay_processes(cluster: Path, trace: Path, policies: list[str], out: Path)
             f"{simulated / wall:>13,.0f} {rss:>8.0f} {load:>5.1f}  {summary['placed']} placed, "
             f"{summary['neverPlaced']} never, wait p50 {waits['p50']} s p99 {waits['p99']} s"
         )
+    print(describe_host())
 
 
 def main() -> None:

@@ -12,6 +12,11 @@ after ``--curve-warmup`` untimed pods (so that the scheduler has seen every node
     python benchmarks/bench_simulate.py                          # all workloads
     python benchmarks/bench_simulate.py --workload scale-5000x8 --pods 2000
     python benchmarks/bench_simulate.py --curve 500,2000,5000,20000 --curve-pods 500
+    python benchmarks/bench_simulate.py --repeat 5                   # medians of 5 processes
+
+The host's speed is printed before and after the table (``host_speed``): on a shared virtual
+machine it moves by up to half between minutes, so compare tables measured at a similar
+reference figure, and use ``--repeat`` for medians.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import argparse
 import gc
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -29,6 +35,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
+from host_speed import describe_host  # noqa: E402
 from kubedra.allocator.features import Features  # noqa: E402
 from kubedra.cluster.simulation import Simulation  # noqa: E402
 from kubedra.scheduler import new_simulation  # noqa: E402
@@ -199,6 +206,27 @@ def _child(args: argparse.Namespace, extra: list[str]) -> dict[str, Any]:
     return dict(json.loads(proc.stdout))
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _medians(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row of several runs of a workload: medians of the rates, the largest RSS; the
+    placed count must not vary (the scheduler is deterministic)."""
+    placed = {row["placed"] for row in rows}
+    if len(placed) != 1:
+        raise SystemExit(f"placed counts differ between runs: {sorted(placed)}")
+    return rows[0] | {
+        "podsPerSecond": round(statistics.median(r["podsPerSecond"] for r in rows), 1),
+        "podsPerCpuSecond": round(statistics.median(r["podsPerCpuSecond"] for r in rows), 1),
+        "setupSeconds": round(statistics.median(r["setupSeconds"] for r in rows), 2),
+        "peakRssMiB": max(r["peakRssMiB"] for r in rows),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR)
@@ -209,6 +237,12 @@ def main() -> int:
     parser.add_argument("--curve-pods", type=int, default=500)
     parser.add_argument(
         "--curve-warmup", type=int, default=500, help="untimed pods first (node views built)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=_positive,
+        default=1,
+        help="processes per workload; the table gives their medians and the pods/cpu-s range",
     )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--synthetic-nodes", type=int, help=argparse.SUPPRESS)
@@ -259,24 +293,32 @@ def main() -> int:
         instead="Without it: --curve 500,2000 measures synthetic clusters (8 GPUs per node).",
     )
     failed = False
+    print(describe_host())
     print(
         f"{'workload':<28} {'pods':>6} {'placed':>6} {'pods/s':>8} {'pods/cpu-s':>10} "
-        f"{'setup s':>8} {'RSS MiB':>8}"
+        f"{'setup s':>8} {'RSS MiB':>8}" + (f" {'pods/cpu-s range':>17}" if args.repeat > 1 else "")
     )
     for name in names:
         extra = ["--workload", name, "--dir", str(args.dir)]
         if args.pods:
             extra += ["--pods", str(args.pods)]
-        row = _child(args, extra)
-        if "error" in row:
-            print(f"{name:<28} error: {row['error']}")
+        rows = [_child(args, extra) for _ in range(args.repeat)]
+        errors = [row["error"] for row in rows if "error" in row]
+        if errors:
+            print(f"{name:<28} error: {errors[0]}")
             failed = True
             continue
-        print(
+        row = _medians(rows)
+        line = (
             f"{name:<28} {row['pods']:>6} {row['placed']:>6} {row['podsPerSecond']:>8} "
             f"{row['podsPerCpuSecond']:>10} "
             f"{row['setupSeconds']:>8} {row['peakRssMiB']:>8}"
         )
+        if args.repeat > 1:
+            rates = [r["podsPerCpuSecond"] for r in rows]
+            line += f" {f'{min(rates):.0f}-{max(rates):.0f}':>17}"
+        print(line)
+    print(describe_host())
     return 1 if failed else 0
 
 
