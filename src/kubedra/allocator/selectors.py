@@ -51,7 +51,7 @@ def _compile(expression: str) -> Any:
 class SelectorChain:
     """The class selectors then the request selectors of one (sub)request."""
 
-    __slots__ = ("chain_id", "class_count", "expressions", "features")
+    __slots__ = ("_compiled", "chain_id", "class_count", "expressions", "features")
 
     def __init__(
         self, class_exprs: list[str], request_exprs: list[str], features: Features
@@ -62,6 +62,7 @@ class SelectorChain:
         # The chain's identity is what it evaluates: devices cache outcomes under it, and
         # chains built for different claims with the same selectors share those outcomes.
         self.chain_id: tuple[int | str, ...] = (len(class_exprs), *self.expressions)
+        self._compiled: list[Any] | None = None
 
     def evaluate(self, device: DeviceInfo) -> bool | SelectorFailure:
         """True/False, or the failure; cached on the device."""
@@ -73,10 +74,13 @@ class SelectorChain:
         return found
 
     def _evaluate(self, device: DeviceInfo) -> bool | SelectorFailure:
-        for position, expression in enumerate(self.expressions):
+        compiled_chain = self._compiled
+        if compiled_chain is None:
+            # Compiled on the first device the chain meets, then read for every other one.
+            compiled_chain = self._compiled = [_compile(e) for e in self.expressions]
+        for position, compiled in enumerate(compiled_chain):
             from_class = position < self.class_count
             index = position if from_class else position - self.class_count
-            compiled = _compile(expression)
             if isinstance(compiled, str):
                 return SelectorFailure(from_class, index, False, compiled)
             cel = device.cel
