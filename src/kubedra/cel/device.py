@@ -8,7 +8,7 @@ unknown domain yields an empty map, as upstream's map wrapper does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubedra.api.quantity import Quantity
@@ -30,28 +30,25 @@ _SCALARS = ("int", "bool", "string", "version")
 _LISTS = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
 
 
-def _split_name(name: str, driver: str) -> tuple[str, str]:
-    domain, sep, ident = name.partition("/")
-    return (domain, ident) if sep else (driver, name)
+def _version(raw: Any) -> Semver:
+    try:
+        return Semver.parse(str(raw))
+    except ValueError as e:
+        raise ValueError(f"parse semantic version: {e}") from None
 
 
-def _scalar(kind: str, raw: Any) -> Any:
-    if kind == "version":
-        try:
-            return Semver.parse(str(raw))
-        except ValueError as e:
-            raise ValueError(f"parse semantic version: {e}") from None
-    if kind == "int":
-        return int(raw)
-    if kind == "bool":
-        return bool(raw)
-    return str(raw)
+_CONVERT: dict[str, Callable[[Any], Any]] = {
+    "int": int,
+    "bool": bool,
+    "string": str,
+    "version": _version,
+}
+"""How a value of each attribute kind becomes its CEL value."""
 
-
-# field -> (element kind, is a list)
-_FIELDS = {
-    **{kind: (kind, False) for kind in _SCALARS},
-    **{k: (v, True) for k, v in _LISTS.items()},
+# field -> (convert one element, is a list)
+_FIELDS: dict[str, tuple[Callable[[Any], Any], bool]] = {
+    **{kind: (_CONVERT[kind], False) for kind in _SCALARS},
+    **{k: (_CONVERT[v], True) for k, v in _LISTS.items()},
 }
 
 
@@ -61,14 +58,15 @@ def _attribute_value(attr: dict[str, Any]) -> Any:
         ((field, raw),) = attr.items()
         found = _FIELDS.get(field)
         if found is not None and raw is not None:
-            kind, is_list = found
-            return [_scalar(kind, v) for v in raw] if is_list else _scalar(kind, raw)
+            convert, is_list = found
+            return [convert(v) for v in raw] if is_list else convert(raw)
     for key, kind in _LISTS.items():
         if attr.get(key) is not None:
-            return [_scalar(kind, v) for v in attr[key]]
+            convert = _CONVERT[kind]
+            return [convert(v) for v in attr[key]]
     for kind in _SCALARS:
         if attr.get(kind) is not None:
-            return _scalar(kind, attr[kind])
+            return _CONVERT[kind](attr[kind])
     raise ValueError("unsupported attribute value")
 
 
@@ -108,6 +106,8 @@ class CelDevice:
         attributes = DomainMap()
         capacity = DomainMap()
         error: str | None = None
+        # Runs once for every device a pod looks at (thousands per simulation): names are
+        # split inline and a domain's map is made only once.
         for name, attr in (device.get("attributes") or {}).items():
             if not list_type_attributes and any(attr.get(k) is not None for k in _LISTS):
                 continue
@@ -116,17 +116,27 @@ class CelDevice:
             except (ValueError, TypeError) as e:
                 error = error or f"attribute {name}: {e}"
                 continue
-            domain, ident = _split_name(name, driver)
-            attributes.setdefault(domain, {})[ident] = value
+            domain, sep, ident = name.partition("/")
+            if not sep:
+                domain, ident = driver, name
+            values = attributes.get(domain)
+            if values is None:
+                values = attributes[domain] = {}
+            values[ident] = value
         for name, cap in (device.get("capacity") or {}).items():
-            domain, ident = _split_name(name, driver)
             raw = (cap or {}).get("value")
             try:
                 quantity = raw if isinstance(raw, Quantity) else Quantity.parse(str(raw))
             except ValueError as e:
                 error = error or f"capacity {name}: {e}"
                 continue
-            capacity.setdefault(domain, {})[ident] = quantity
+            domain, sep, ident = name.partition("/")
+            if not sep:
+                domain, ident = driver, name
+            values = capacity.get(domain)
+            if values is None:
+                values = capacity[domain] = {}
+            values[ident] = quantity
         multi = bool(device.get("allowMultipleAllocations")) and consumable_capacity
         value = {
             "driver": driver,
