@@ -137,8 +137,13 @@ class Store:
     # --- reading ---------------------------------------------------------------------------
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
-        info = self._info(kind)
-        return self._objects[kind].get(self._key(info, name, namespace))
+        # _info and _key spelled out: every controller reads through here on every event.
+        info = KINDS.get(kind)
+        if info is None:
+            self._info(kind)  # raises the unknown kind's error
+        elif info.namespaced:
+            return self._objects[kind].get((namespace or self.namespace, name))
+        return self._objects[kind].get(("", name))
 
     def list(self, kind: str, namespace: str | None = None) -> list[dict[str, Any]]:
         """All objects of ``kind`` (in ``namespace`` when given), in creation order."""
