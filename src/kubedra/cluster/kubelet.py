@@ -249,8 +249,7 @@ class Kubelet:
         for condition in _READY_CONDITIONS:
             if condition not in present:
                 conditions.append({"type": condition, "status": "True", "lastTransitionTime": now})
-        order = {name: i for i, name in enumerate((*_READY_CONDITIONS, "PodScheduled"))}
-        conditions.sort(key=lambda c: order.get(c.get("type"), len(order)))
+        conditions.sort(key=_condition_rank)
         status["phase"] = "Running"
         status["conditions"] = conditions
         status["startTime"] = status.get("startTime") or now
@@ -272,6 +271,14 @@ class Kubelet:
             for container in pod["spec"].get("containers") or []
         ]
         return status
+
+
+_CONDITION_ORDER = {name: i for i, name in enumerate((*_READY_CONDITIONS, "PodScheduled"))}
+
+
+def _condition_rank(condition: dict[str, Any]) -> int:
+    """Where a condition goes in a running pod's status (unknown types last)."""
+    return _CONDITION_ORDER.get(str(condition.get("type")), len(_CONDITION_ORDER))
 
 
 def _wants_stop(pod: dict[str, Any]) -> bool:
