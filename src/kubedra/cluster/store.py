@@ -449,7 +449,10 @@ class Store:
         kind = obj.get("kind") if isinstance(obj, dict) else None
         info = KINDS.get(kind) if isinstance(kind, str) else None
         api_version = obj.get("apiVersion") if isinstance(obj, dict) else None
-        if info is None or api_version not in info.versions:
+        if info is None or (
+            # info.versions without building the tuple: every create and update asks
+            api_version != info.api_version and api_version not in info.other_versions
+        ):
             raise StoreError(
                 404,
                 "NotFound",
