@@ -264,9 +264,12 @@ class Store:
         and changes nothing.
         """
         info = self._kind_of(obj)
-        meta = meta_of(obj)
+        meta = obj.get("metadata")
+        if not isinstance(meta, dict):
+            meta = {}
         name = str(meta.get("name") or "")
-        key = self._key(info, name, meta.get("namespace"))
+        # _key spelled out: every controller's write comes through here.
+        key = (meta.get("namespace") or self.namespace, name) if info.namespaced else ("", name)
         objects = self._objects[info.kind]
         old = objects.get(key)
         if old is None:
