@@ -283,9 +283,10 @@ class Store:
             if errors:
                 raise invalid(info, name, errors)
         new_meta = dict(meta)
-        for field in ("uid", "creationTimestamp", "deletionTimestamp", "namespace"):
-            if field in old_meta:
-                new_meta[field] = old_meta[field]
+        if meta is not old_meta:  # most writes keep the stored metadata (a status change)
+            for field in ("uid", "creationTimestamp", "deletionTimestamp", "namespace"):
+                if field in old_meta:
+                    new_meta[field] = old_meta[field]
         if "deletionTimestamp" in old_meta:
             new_meta["deletionGracePeriodSeconds"] = old_meta.get("deletionGracePeriodSeconds", 0)
         if dry_run:
@@ -293,11 +294,12 @@ class Store:
             return {**obj, "metadata": new_meta}
         if new_meta.get("ownerReferences") != old_meta.get("ownerReferences"):
             self._reindex_owners(info.kind, key, old_meta, new_meta)
-        new_meta["resourceVersion"] = self._next_version()
+        self._version += 1  # _next_version, spelled out on the path of every write
+        new_meta["resourceVersion"] = str(self._version)
         new = dict(obj)
         new["metadata"] = new_meta
         objects[key] = new
-        if _deletion_due(new_meta):
+        if "deletionTimestamp" in new_meta and _deletion_due(new_meta):
             self._remove(info.kind, key, new)
             return new
         self._emit("MODIFIED", info.kind, new, old)
