@@ -139,6 +139,16 @@ def test_pod_defaults_and_requests_from_limits() -> None:
     assert spec["initContainers"][0]["resources"]["requests"] == {"cpu": "1"}
 
 
+def test_pod_defaulting_leaves_the_input_unchanged() -> None:
+    """Only the dicts on the way to a default are copied: the caller's pod keeps its form."""
+    container = {"name": "c", "resources": {"limits": {"cpu": "2"}}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [container]}}
+    before = copy.deepcopy(pod)
+    defaulted = apply_defaults(pod)
+    assert defaulted["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "2"}
+    assert pod == before
+
+
 def test_pod_keeps_its_scheduler_name() -> None:
     pod = {"apiVersion": "v1", "kind": "Pod", "spec": {"schedulerName": "mine", "containers": []}}
     assert apply_defaults(pod)["spec"]["schedulerName"] == "mine"

@@ -118,6 +118,7 @@ def _workload_verdict(obj: UnmodeledObject) -> Verdict | LoadError:
 
 def _verdict(obj: LoadedObject) -> Verdict | LoadError:
     try:
+        _visit(obj.wire)
         defaulted = apply_defaults(obj.wire)
         errors = validate_object(defaulted)
     except Exception as error:  # a rule bug must not hide the other objects' verdicts
@@ -128,6 +129,18 @@ def _verdict(obj: LoadedObject) -> Verdict | LoadError:
         )
         return LoadError(obj.source, obj.document, message, obj.item)
     return Verdict(obj, defaulted, errors)
+
+
+def _visit(value: Any) -> None:
+    """Walk every nested dict and list: an object too deep for Python's recursion raises
+    RecursionError here, reported as one error. (Defaulting used to find that out by copying
+    the whole object; it now copies only what it changes.)"""
+    if isinstance(value, dict):
+        for item in value.values():
+            _visit(item)
+    elif isinstance(value, list):
+        for item in value:
+            _visit(item)
 
 
 def render_invalid(verdict: Verdict) -> str:

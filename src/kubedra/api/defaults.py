@@ -92,35 +92,64 @@ def _default_exact(request: dict[str, Any]) -> None:
     _default_tolerations(request)
 
 
-def _default_claim_spec(spec: dict[str, Any] | None) -> None:
-    devices = _child(spec, "devices") if spec is not None else None
-    if devices is None:
-        return
-    for request in _dicts(devices.get("requests")):
-        exactly = _child(request, "exactly")
-        if exactly is not None:
-            _default_exact(exactly)
-        for subrequest in _dicts(request.get("firstAvailable")):
-            _default_exact(subrequest)
+def _claim_spec_defaulted(spec: Any) -> Any:
+    """``spec`` (a ResourceClaimSpec) with its requests defaulted: the dicts on the way to a
+    request are copied, the rest is shared with ``spec`` (stored objects are read-only)."""
+    devices = spec.get("devices") if isinstance(spec, dict) else None
+    requests = devices.get("requests") if isinstance(devices, dict) else None
+    if not isinstance(devices, dict) or not isinstance(requests, list):
+        return spec
+    new_requests: list[Any] = []
+    for request in requests:
+        if isinstance(request, dict):
+            request = dict(request)
+            exactly = _child(request, "exactly")
+            if exactly is not None:
+                request["exactly"] = exactly = _exact_copy(exactly)
+                _default_exact(exactly)
+            subrequests = request.get("firstAvailable")
+            if isinstance(subrequests, list):
+                request["firstAvailable"] = subrequests = [
+                    _exact_copy(sub) if isinstance(sub, dict) else sub for sub in subrequests
+                ]
+                for subrequest in _dicts(subrequests):
+                    _default_exact(subrequest)
+        new_requests.append(request)
+    return {**spec, "devices": {**devices, "requests": new_requests}}
+
+
+def _exact_copy(request: dict[str, Any]) -> dict[str, Any]:
+    """A request to default: the dict and its tolerations (which get ``operator``) copied."""
+    out = dict(request)
+    tolerations = out.get("tolerations")
+    if isinstance(tolerations, list):
+        out["tolerations"] = [dict(t) if isinstance(t, dict) else t for t in tolerations]
+    return out
 
 
 def _resource_claim(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
-    out = _copy(obj)
-    _default_claim_spec(_child(out, "spec"))
+    out = dict(obj)
+    if "spec" in out:
+        out["spec"] = _claim_spec_defaulted(out["spec"])
     status = _child(out, "status")
     allocation = _child(status, "allocation") if status is not None else None
     devices = _child(allocation, "devices") if allocation is not None else None
-    if devices is not None:
-        for result in _dicts(devices.get("results")):
-            _default_tolerations(result)
+    if status is not None and allocation is not None and devices is not None:
+        results = devices.get("results")
+        if isinstance(results, list):
+            new_results = [_exact_copy(r) if isinstance(r, dict) else r for r in results]
+            for result in _dicts(new_results):
+                _default_tolerations(result)
+            devices = {**devices, "results": new_results}
+            out["status"] = {**status, "allocation": {**allocation, "devices": devices}}
     return out
 
 
 def _resource_claim_template(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
-    out = _copy(obj)
+    out = dict(obj)
     template = _child(out, "spec")
-    if template is not None:
-        _default_claim_spec(_child(template, "spec"))
+    if template is not None and "spec" in template:
+        out["spec"] = {**template, "spec": _claim_spec_defaulted(template["spec"])}
     return out
 
 
@@ -185,31 +214,37 @@ _POD_SPEC_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _requests_from_limits(resources: dict[str, Any] | None) -> None:
-    """Requests not given default to the limits (SetDefaults_Pod)."""
-    if resources is None:
-        return
-    limits = _child(resources, "limits")
-    if not limits:
-        return
+def _with_requests_from_limits(container: Any) -> Any:
+    """Requests not given default to the limits (SetDefaults_Pod): the container with its
+    resources and requests copied when a limit is set, else the container itself."""
+    if not isinstance(container, dict):
+        return container
+    resources = _child(container, "resources")
+    limits = _child(resources, "limits") if resources is not None else None
+    if resources is None or not limits:
+        return container
     requests = _child(resources, "requests")
-    if requests is None:
-        requests = resources["requests"] = {}
+    requests = {} if requests is None else dict(requests)
     for name, quantity in limits.items():
         requests.setdefault(name, quantity)
+    return {**container, "resources": {**resources, "requests": requests}}
 
 
 def _pod(obj: dict[str, Any], _now: datetime | None) -> dict[str, Any]:
-    out = _copy(obj)
+    """Copies the spec and the containers with limits; the rest is shared with ``obj``
+    (stored objects are read-only, and a deep copy was most of the cost of creating a pod)."""
+    out = dict(obj)
     spec = _child(out, "spec")
     if spec is None:
         return out
+    spec = out["spec"] = dict(spec)
     for key, value in _POD_SPEC_DEFAULTS.items():
         if spec.get(key) in (None, ""):
             spec[key] = value
     for key in ("containers", "initContainers"):
-        for container in _dicts(spec.get(key)):
-            _requests_from_limits(_child(container, "resources"))
+        containers = spec.get(key)
+        if isinstance(containers, list):
+            spec[key] = [_with_requests_from_limits(c) for c in containers]
     return out
 
 

@@ -69,6 +69,9 @@ class ResourceClaimController:
         # "namespace/claim" -> keys of pods whose spec refers to it (podResourceClaimIndex)
         self._pods_by_claim: dict[str, set[str]] = {}
         self._pod_claims: dict[str, list[str]] = {}
+        # The (spec.resourceClaims, status.resourceClaimStatuses) lists each pod was indexed
+        # from: a write that keeps both (binding, the kubelet's status) names the same claims.
+        self._indexed_from: dict[str, tuple[Any, Any]] = {}
         store.subscribe(self._on_event)
 
     # --- event handlers (never write, only queue) ------------------------------------------
@@ -123,6 +126,18 @@ class ResourceClaimController:
                 self._on_pod(pod, False)
 
     def _index_pod(self, key: str, pod: dict[str, Any], deleted: bool) -> None:
+        if deleted:
+            self._indexed_from.pop(key, None)
+        else:
+            # Stored objects are never changed in place: the same lists, the same names.
+            source = (
+                (pod.get("spec") or {}).get("resourceClaims"),
+                (pod.get("status") or {}).get("resourceClaimStatuses"),
+            )
+            last = self._indexed_from.get(key)
+            if last is not None and last[0] is source[0] and last[1] is source[1]:
+                return
+            self._indexed_from[key] = source
         namespace = pod["metadata"]["namespace"]
         new = [] if deleted else [f"{namespace}/{name}" for name, _ in pod_claim_names(pod)]
         old = self._pod_claims.get(key, [])

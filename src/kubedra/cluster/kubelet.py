@@ -100,8 +100,11 @@ class Kubelet:
             if _wants_stop(pod):
                 self._stop(pod)
                 changed = True
-            elif _wants_start(pod) and self._claims_ready(pod):
-                self._prepare(pod)
+            elif _wants_start(pod):
+                claims = self._ready_claims(pod)
+                if claims is None:
+                    continue
+                self._prepare(pod, claims)
                 self.store.update(pod | {"status": self._running_status(pod)})
                 changed = True
         return changed
@@ -200,9 +203,9 @@ class Kubelet:
                 )
             )
 
-    def _prepare(self, pod: dict[str, Any]) -> None:
+    def _prepare(self, pod: dict[str, Any], claims: list[dict[str, Any]]) -> None:
         node = pod["spec"]["nodeName"]
-        for claim in self._claims_of(pod):
+        for claim in claims:
             meta = claim["metadata"]
             key = (node, f"{meta['namespace']}/{meta['name']}")
             if key not in self._prepared:
@@ -225,21 +228,25 @@ class Kubelet:
             # The claim as it was prepared: its allocation may be gone by now.
             self._log(nodeops.UNPREPARE, node, self._prepared.pop(key))
 
-    def _claims_ready(self, pod: dict[str, Any]) -> bool:
+    def _ready_claims(self, pod: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The pod's claims when every one exists and is reserved for it (what it prepares),
+        else None (the pod waits for the claim that is not)."""
         namespace = pod["metadata"]["namespace"]
         key = (namespace, pod["metadata"]["name"])
+        claims = []
         for entry in pod["spec"].get("resourceClaims") or []:
             try:
                 ref = claim_name(pod, entry)
             except (ClaimNotCreated, ValueError):
-                return False
+                return None
             if ref.name is None:
                 continue
             claim = self.store.get("ResourceClaim", ref.name, namespace)
             if claim is None or not is_reserved_for_pod(pod, claim):
                 self._waiting.setdefault(f"{namespace}/{ref.name}", set()).add(key)
-                return False
-        return True
+                return None
+            claims.append(claim)
+        return claims
 
     def _running_status(self, pod: dict[str, Any]) -> dict[str, Any]:
         now = self.clock.timestamp()
@@ -249,8 +256,7 @@ class Kubelet:
         for condition in _READY_CONDITIONS:
             if condition not in present:
                 conditions.append({"type": condition, "status": "True", "lastTransitionTime": now})
-        order = {name: i for i, name in enumerate((*_READY_CONDITIONS, "PodScheduled"))}
-        conditions.sort(key=lambda c: order.get(c.get("type"), len(order)))
+        conditions.sort(key=_condition_rank)
         status["phase"] = "Running"
         status["conditions"] = conditions
         status["startTime"] = status.get("startTime") or now
@@ -272,6 +278,14 @@ class Kubelet:
             for container in pod["spec"].get("containers") or []
         ]
         return status
+
+
+_CONDITION_ORDER = {name: i for i, name in enumerate((*_READY_CONDITIONS, "PodScheduled"))}
+
+
+def _condition_rank(condition: dict[str, Any]) -> int:
+    """Where a condition goes in a running pod's status (unknown types last)."""
+    return _CONDITION_ORDER.get(str(condition.get("type")), len(_CONDITION_ORDER))
 
 
 def _wants_stop(pod: dict[str, Any]) -> bool:

@@ -137,8 +137,13 @@ class Store:
     # --- reading ---------------------------------------------------------------------------
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
-        info = self._info(kind)
-        return self._objects[kind].get(self._key(info, name, namespace))
+        # _info and _key spelled out: every controller reads through here on every event.
+        info = KINDS.get(kind)
+        if info is None:
+            self._info(kind)  # raises the unknown kind's error
+        elif info.namespaced:
+            return self._objects[kind].get((namespace or self.namespace, name))
+        return self._objects[kind].get(("", name))
 
     def list(self, kind: str, namespace: str | None = None) -> list[dict[str, Any]]:
         """All objects of ``kind`` (in ``namespace`` when given), in creation order."""
@@ -259,9 +264,12 @@ class Store:
         and changes nothing.
         """
         info = self._kind_of(obj)
-        meta = meta_of(obj)
+        meta = obj.get("metadata")
+        if not isinstance(meta, dict):
+            meta = {}
         name = str(meta.get("name") or "")
-        key = self._key(info, name, meta.get("namespace"))
+        # _key spelled out: every controller's write comes through here.
+        key = (meta.get("namespace") or self.namespace, name) if info.namespaced else ("", name)
         objects = self._objects[info.kind]
         old = objects.get(key)
         if old is None:
@@ -275,9 +283,10 @@ class Store:
             if errors:
                 raise invalid(info, name, errors)
         new_meta = dict(meta)
-        for field in ("uid", "creationTimestamp", "deletionTimestamp", "namespace"):
-            if field in old_meta:
-                new_meta[field] = old_meta[field]
+        if meta is not old_meta:  # most writes keep the stored metadata (a status change)
+            for field in ("uid", "creationTimestamp", "deletionTimestamp", "namespace"):
+                if field in old_meta:
+                    new_meta[field] = old_meta[field]
         if "deletionTimestamp" in old_meta:
             new_meta["deletionGracePeriodSeconds"] = old_meta.get("deletionGracePeriodSeconds", 0)
         if dry_run:
@@ -285,11 +294,12 @@ class Store:
             return {**obj, "metadata": new_meta}
         if new_meta.get("ownerReferences") != old_meta.get("ownerReferences"):
             self._reindex_owners(info.kind, key, old_meta, new_meta)
-        new_meta["resourceVersion"] = self._next_version()
+        self._version += 1  # _next_version, spelled out on the path of every write
+        new_meta["resourceVersion"] = str(self._version)
         new = dict(obj)
         new["metadata"] = new_meta
         objects[key] = new
-        if _deletion_due(new_meta):
+        if "deletionTimestamp" in new_meta and _deletion_due(new_meta):
             self._remove(info.kind, key, new)
             return new
         self._emit("MODIFIED", info.kind, new, old)
@@ -444,7 +454,10 @@ class Store:
         kind = obj.get("kind") if isinstance(obj, dict) else None
         info = KINDS.get(kind) if isinstance(kind, str) else None
         api_version = obj.get("apiVersion") if isinstance(obj, dict) else None
-        if info is None or api_version not in info.versions:
+        if info is None or (
+            # info.versions without building the tuple: every create and update asks
+            api_version != info.api_version and api_version not in info.other_versions
+        ):
             raise StoreError(
                 404,
                 "NotFound",
