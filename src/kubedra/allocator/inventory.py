@@ -132,12 +132,40 @@ class DeviceInfo:
             name: CapacityInfo(name, cap or {}, f"{where}.capacity[{name}]")
             for name, cap in (raw.get("capacity") or {}).items()
         }
+        consumptions = raw.get("consumesCounters")
+        if consumptions:
+            self._parse_counters(consumptions, where)
+        else:
+            # Most devices consume no counters: nothing to parse.
+            self.consumes: tuple[tuple[str, tuple[tuple[str, Number], ...]], ...] = ()
+            self.declares_groups = False
+            """Whether any counter consumption of the device names compatibility groups."""
+            self.compat_groups: tuple[tuple[str, frozenset[str]], ...] = ()
+            self.counter_use: tuple[tuple[tuple[str, str], Number], ...] = ()
+            # No counter twice (the usual case): the search can check the counters before
+            # it adds them (see Search._take_counters).
+            self.counters_unique = True
+        self.taints: list[Mapping[str, Any]] = list(raw.get("taints") or [])
+        self.binding_conditions = raw.get("bindingConditions")
+        self.binding_failure_conditions = raw.get("bindingFailureConditions")
+        self.binds_to_node = bool(raw.get("bindsToNode"))
+        self.allow_multiple = bool(raw.get("allowMultipleAllocations"))
+        self.node_name = str(raw.get("nodeName") or "")
+        self.all_nodes = bool(raw.get("allNodes"))
+        self.node_selector = raw.get("nodeSelector")
+        self.cel: Any = None
+        self.match_cache: dict[int | tuple[int | str, ...], Any] = {}
+        # Derived attribute values by expression (KEP-6080), created on first use.
+        self.derived_cache: dict[str, Any] | None = None
+
+    def _parse_counters(self, consumptions: list[Mapping[str, Any]], where: str) -> None:
+        """The counters the device consumes (partitionable devices, KEP-4815)."""
         consumes: list[tuple[str, tuple[tuple[str, Number], ...]]] = []
         # KEP-5963: per counter set consumed, the compatibility groups declared for it (an
         # empty set when none); kept only when some entry declares groups, so that the
         # devices of most clusters carry no extra objects (compat.groups_of fills in).
         groups: list[tuple[str, frozenset[str]]] = []
-        for i, consumption in enumerate(raw.get("consumesCounters") or []):
+        for i, consumption in enumerate(consumptions):
             declared = consumption.get("compatibilityGroups")
             groups.append(
                 (
@@ -152,11 +180,8 @@ class DeviceInfo:
             consumes.append((str(consumption.get("counterSet") or ""), counters))
         self.consumes = tuple(consumes)
         self.declares_groups = any(g for _, g in groups)
-        """Whether any counter consumption of the device names compatibility groups."""
-        self.compat_groups: tuple[tuple[str, frozenset[str]], ...] = (
-            tuple(groups) if self.declares_groups else ()
-        )
-        self.counter_use: tuple[tuple[tuple[str, str], Number], ...] = tuple(
+        self.compat_groups = tuple(groups) if self.declares_groups else ()
+        self.counter_use = tuple(
             ((set_name, cname), amount)
             for set_name, counters in consumes
             for cname, amount in counters
@@ -164,18 +189,6 @@ class DeviceInfo:
         # No counter twice (the usual case): the search can check the counters before it
         # adds them (see Search._take_counters).
         self.counters_unique = len({k for k, _ in self.counter_use}) == len(self.counter_use)
-        self.taints: list[Mapping[str, Any]] = list(raw.get("taints") or [])
-        self.binding_conditions = raw.get("bindingConditions")
-        self.binding_failure_conditions = raw.get("bindingFailureConditions")
-        self.binds_to_node = bool(raw.get("bindsToNode"))
-        self.allow_multiple = bool(raw.get("allowMultipleAllocations"))
-        self.node_name = str(raw.get("nodeName") or "")
-        self.all_nodes = bool(raw.get("allNodes"))
-        self.node_selector = raw.get("nodeSelector")
-        self.cel: Any = None
-        self.match_cache: dict[int | tuple[int | str, ...], Any] = {}
-        # Derived attribute values by expression (KEP-6080), created on first use.
-        self.derived_cache: dict[str, Any] | None = None
 
 
 class SliceInfo:
