@@ -158,6 +158,11 @@ class Search:
         self.allocating_capacity: dict[str, dict[str, Number]] = {}
         self.allocating_shares: dict[str, int] = {}
         self.consumed_counters: dict[tuple[str, str], dict[tuple[str, str], Number]] = {}
+        # Per pool: its available counters, whether any is negative, and this call's tally.
+        self._counter_tally: dict[
+            tuple[str, str],
+            tuple[dict[tuple[str, str], Number], bool, dict[tuple[str, str], Number]],
+        ] = {}
         # Compatibility groups (KEP-5963) per pool and counter set: the devices of this call
         # on top of the allocated ones (baseline), and, with the gate off, the counter sets
         # that carry an allocated grouped device.
@@ -312,18 +317,29 @@ class Search:
         return found
 
     def _capacity_fits(self, data: RequestData, device: DeviceInfo) -> bool:
-        consumption = self.consumption(data, device)
+        # The cached consumption read inline: this runs for every candidate device.
+        key = -data.capacity_id - 1
+        cache = device.match_cache
+        consumption = cache[key] if key in cache else self.consumption(data, device)
         if consumption is None:
             return False
+        if not consumption:
+            return True
+        capacity = device.capacity
         shared = self.state.shared.get(device.key)
         allocating = self.allocating_capacity.get(device.key)
+        if shared is None and allocating is None:
+            for name, amount, _ in consumption:
+                if amount > capacity[name].number:
+                    return False
+            return True
         for name, amount, _ in consumption:
             total = amount
             if shared is not None:
                 total += shared.get(name, 0)
             if allocating is not None:
                 total += allocating.get(name, 0)
-            if total > device.capacity[name].number:
+            if total > capacity[name].number:
                 return False
         return True
 
@@ -420,6 +436,9 @@ class Search:
         allocating = self.allocating
         pools = self.view.pools if self.order is None else self.order(self, data)
         resume = not self.features.conservative
+        assert data.chain is not None
+        chain_id = data.chain.chain_id
+        bindings_off = not self.features.binding_conditions
         # Signatures of devices that failed at this position (pruning.py); taken up by the
         # loops that start after a long search was analysed.
         failed: set[tuple[Any, ...]] | None = None
@@ -447,10 +466,19 @@ class Search:
                     if recorder is not None:
                         recorder.reject(claim.label, data.result_name, "already allocated", key)
                     continue
-                if not self._selectable(claim, data, device):
-                    if recorder is not None:
-                        recorder.unselectable(claim.label, data, device)
-                    continue
+                # _selectable's usual outcome read inline from the selector cache (the
+                # scan visits every device of the node): a device known not to match, or
+                # known to match with nothing else to check.
+                matched = device.match_cache.get(chain_id)
+                if matched is False or not (
+                    matched is True
+                    and not device.slice.per_device
+                    and not (bindings_off and device.binding_conditions)
+                ):
+                    if matched is False or not self._selectable(claim, data, device):
+                        if recorder is not None:
+                            recorder.unselectable(claim.label, data, device)
+                        continue
                 if consumable and not self._capacity_fits(data, device):
                     if recorder is not None:
                         recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
@@ -463,7 +491,9 @@ class Search:
                             recorder.reject(claim.label, data.result_name, EQUIVALENT_FAILED, key)
                         continue
                     exceeded = self.exceeded
-                undo = self._allocate_device(claim, claim_index, data, device, must=False)
+                undo = self._allocate_device(
+                    claim, claim_index, data, device, must=False, capacity_checked=consumable
+                )
                 if undo is None:
                     continue
                 if resume:
@@ -570,7 +600,13 @@ class Search:
         data: RequestData,
         device: DeviceInfo,
         must: bool,
+        capacity_checked: bool = False,
     ) -> Callable[[], None] | None:
+        """Take ``device`` for ``data``: the undo function, or None when it cannot be taken.
+
+        ``capacity_checked``: the caller has just seen the request fit the device's capacity
+        (nothing taken since can change that), so the check is not repeated.
+        """
         features = self.features
         key = device.key
         recorder = self.recorder
@@ -691,7 +727,7 @@ class Search:
         if not allow_multiple:
             users.add(claim_index)
         if features.consumable_capacity:
-            if not self._capacity_fits(data, device):
+            if not capacity_checked and not self._capacity_fits(data, device):
                 rollback()
                 if recorder is not None:
                     recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
@@ -812,13 +848,19 @@ class Search:
         Only the counters the device uses can newly exceed their limit, and a pool that
         allocated devices already overdraw admits nothing, as upstream compares all counters.
         """
-        pool = self.view.pool_by_key.get((device.driver, device.pool))
-        if pool is None:
-            return False
-        available, negative = self.state.available_counters(pool)
-        consumed = self.consumed_counters.get(pool.key)
-        if consumed is None:
-            consumed = self.consumed_counters[pool.key] = {}
+        pool_key = (device.driver, device.pool)
+        tally = self._counter_tally.get(pool_key)
+        if tally is None:
+            # Once per pool and call: the allocated state does not change during a search.
+            pool = self.view.pool_by_key.get(pool_key)
+            if pool is None:
+                return False
+            available, negative = self.state.available_counters(pool)
+            consumed = self.consumed_counters.get(pool_key)
+            if consumed is None:
+                consumed = self.consumed_counters[pool_key] = {}
+            tally = self._counter_tally[pool_key] = (available, negative, consumed)
+        available, negative, consumed = tally
         if device.counters_unique:
             # Each counter once: check before adding, so that the usual outcome (a counter
             # exhausted) returns at the first short counter without adding and taking back.
