@@ -136,7 +136,13 @@ class Search:
         prune_after: int = PRUNE_AFTER,
         order: Callable[[Search, RequestData], list[Any]] | None = None,
         share_ids: Callable[[], str] = new_share_id,
+        consumptions: dict[tuple[int, str], Consumption | None] | None = None,
     ) -> None:
+        # What a capacity request consumes of devices with the same capacity spec, kept by
+        # the allocator across calls (see consumption); a fresh table when none is given.
+        self.consumptions: dict[tuple[int, str], Consumption | None] = (
+            {} if consumptions is None else consumptions
+        )
         # Where the shareIDs of the solution's shares come from (upstream: a random UUID).
         self.share_ids = share_ids
         # Candidate order of a device policy (kubedra.allocator.policy); None: pool order.
@@ -312,7 +318,17 @@ class Search:
         cache = device.match_cache
         if key in cache:
             return cache[key]
-        found = static_consumption(device, data.capacity, self.features.fractional_capacity_range)
+        # Devices of one kind share their capacity spec: its rounding is worked out once
+        # per spec and capacity request (the raw spec decides: CapacityInfo is parsed from
+        # it, and the fractional gate is fixed for the allocator's life).
+        spec = (data.capacity_id, repr(device.raw.get("capacity")))
+        consumptions = self.consumptions
+        if spec in consumptions:
+            found = consumptions[spec]
+        else:
+            found = consumptions[spec] = static_consumption(
+                device, data.capacity, self.features.fractional_capacity_range
+            )
         cache[key] = found
         return found
 
@@ -329,10 +345,7 @@ class Search:
         shared = self.state.shared.get(device.key)
         allocating = self.allocating_capacity.get(device.key)
         if shared is None and allocating is None:
-            for name, amount, _ in consumption:
-                if amount > capacity[name].number:
-                    return False
-            return True
+            return all(amount <= capacity[name].number for name, amount, _ in consumption)
         for name, amount, _ in consumption:
             total = amount
             if shared is not None:
@@ -470,12 +483,13 @@ class Search:
                 # scan visits every device of the node): a device known not to match, or
                 # known to match with nothing else to check.
                 matched = device.match_cache.get(chain_id)
-                if matched is False or not (
-                    matched is True
-                    and not device.slice.per_device
-                    and not (bindings_off and device.binding_conditions)
+                if (
+                    matched is not True
+                    or device.slice.per_device
+                    or (bindings_off and device.binding_conditions)
                 ):
-                    if matched is False or not self._selectable(claim, data, device):
+                    selectable = matched is not False and self._selectable(claim, data, device)
+                    if not selectable:
                         if recorder is not None:
                             recorder.unselectable(claim.label, data, device)
                         continue
