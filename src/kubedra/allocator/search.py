@@ -345,7 +345,12 @@ class Search:
         shared = self.state.shared.get(device.key)
         allocating = self.allocating_capacity.get(device.key)
         if shared is None and allocating is None:
-            return all(amount <= capacity[name].number for name, amount, _ in consumption)
+            for name, amount, _ in consumption:
+                if amount > capacity[name].number:
+                    break
+            else:
+                return True
+            return False
         for name, amount, _ in consumption:
             total = amount
             if shared is not None:
@@ -505,6 +510,15 @@ class Search:
                             recorder.reject(claim.label, data.result_name, EQUIVALENT_FAILED, key)
                         continue
                     exceeded = self.exceeded
+                if (
+                    device.consumes
+                    and recorder is None
+                    and not (consumable and device.allow_multiple and self._shared_now(key))
+                    and self._counters_short(device)
+                ):
+                    # _allocate_device would take the counters and fail: without a recorder
+                    # to tell which check refused the device, the cheaper check says so.
+                    continue
                 undo = self._allocate_device(
                     claim, claim_index, data, device, must=False, capacity_checked=consumable
                 )
@@ -855,6 +869,40 @@ class Search:
 
     # ----- shared counters -----------------------------------------------------------
 
+    def _tally(
+        self, device: DeviceInfo
+    ) -> tuple[dict[tuple[str, str], Number], bool, dict[tuple[str, str], Number]] | None:
+        """The available counters of the device's pool, whether any is negative, and what
+        this call has taken of them (None: the pool is not in the node's view)."""
+        pool_key = (device.driver, device.pool)
+        tally = self._counter_tally.get(pool_key)
+        if tally is None:
+            # Once per pool and call: the allocated state does not change during a search.
+            pool = self.view.pool_by_key.get(pool_key)
+            if pool is None:
+                return None
+            available, negative = self.state.available_counters(pool)
+            consumed = self.consumed_counters.get(pool_key)
+            if consumed is None:
+                consumed = self.consumed_counters[pool_key] = {}
+            tally = self._counter_tally[pool_key] = (available, negative, consumed)
+        return tally
+
+    def _counters_short(self, device: DeviceInfo) -> bool:
+        """Whether taking the device's counters would certainly fail now (a pool overdrawn,
+        or a counter it uses once exhausted): the scan skips it without trying to take it."""
+        tally = self._tally(device)
+        if tally is None or not device.counters_unique:
+            return False
+        available, negative, consumed = tally
+        if negative:
+            return True
+        for k, amount in device.counter_use:
+            limit = available.get(k)
+            if limit is not None and limit < consumed.get(k, 0) + amount:
+                return True
+        return False
+
     def _take_counters(self, device: DeviceInfo) -> bool:
         """Add the device's counter use to this call's tally; False (and undone) when a
         counter of its pool would be exceeded.
@@ -862,18 +910,9 @@ class Search:
         Only the counters the device uses can newly exceed their limit, and a pool that
         allocated devices already overdraw admits nothing, as upstream compares all counters.
         """
-        pool_key = (device.driver, device.pool)
-        tally = self._counter_tally.get(pool_key)
+        tally = self._tally(device)
         if tally is None:
-            # Once per pool and call: the allocated state does not change during a search.
-            pool = self.view.pool_by_key.get(pool_key)
-            if pool is None:
-                return False
-            available, negative = self.state.available_counters(pool)
-            consumed = self.consumed_counters.get(pool_key)
-            if consumed is None:
-                consumed = self.consumed_counters[pool_key] = {}
-            tally = self._counter_tally[pool_key] = (available, negative, consumed)
+            return False
         available, negative, consumed = tally
         if device.counters_unique:
             # Each counter once: check before adding, so that the usual outcome (a counter
