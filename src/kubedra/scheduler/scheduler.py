@@ -1161,8 +1161,18 @@ class Scheduler:
                 else:
                     decision.tied = [node.name for node in feasible]
             else:
-                tied = [i for i, t in enumerate(totals) if t == best]
-                decision.tied = [feasible[i].name for i in tied]
+                # Hundreds of ties among hundreds of nodes are common: the tied positions
+                # and names are picked with C-level iteration, from the table's names when
+                # the window is whole ranges of it.
+                mask = list(map(best.__eq__, totals))
+                tied = list(compress(range(len(totals)), mask))
+                if window is not None:
+                    names: list[str] = []
+                    for a, b in window[1]:
+                        names += window[0].names[a:b]
+                    decision.tied = list(compress(names, mask))
+                else:
+                    decision.tied = list(map(_name, compress(feasible, mask)))
             chosen_index = tied[0] if self._rng is None else self._rng.choice(tied)
         if count >= KEEP_SCORES:
             # nlargest keeps the first of equal totals, so with this many ties it picks the
