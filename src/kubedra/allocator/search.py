@@ -120,6 +120,11 @@ def _tolerates(toleration: dict[str, Any], taint: Any) -> bool:
     return operator == "Exists"
 
 
+# Calls the search makes after the last device of the last claim: past the request's
+# devices, past the claim's requests, past the claims (see _allocate_one).
+_TAIL_CALLS = 3
+
+
 class Search:
     """State of one Allocate call (upstream's ``allocator``)."""
 
@@ -454,6 +459,11 @@ class Search:
         allocating = self.allocating
         pools = self.view.pools if self.order is None else self.order(self, data)
         resume = not self.features.conservative
+        last = (
+            device_index + 1 >= num
+            and request_index + 1 >= len(claim.slots)
+            and claim_index + 1 >= len(self.claims)
+        )
         assert data.chain is not None
         chain_id = data.chain.chain_id
         bindings_off = not self.features.binding_conditions
@@ -524,6 +534,12 @@ class Search:
                 )
                 if undo is None:
                     continue
+                if last and self.countdown > _TAIL_CALLS:
+                    # The last device of the last request of the last claim: the recursion
+                    # would make _TAIL_CALLS calls that only step past the ends and succeed.
+                    # Their countdown is kept (none of them would reach a checkpoint).
+                    self.countdown -= _TAIL_CALLS
+                    return True
                 if resume:
                     outcome = self._allocate_one(
                         claim_index,
