@@ -688,6 +688,9 @@ class Scheduler:
             if known is not None:
                 return self._repeat(cycle, decision, known)
         statuses: dict[str, Status] = {}
+        # Rejected nodes of _window's split windows, made into ``statuses`` entries only when
+        # no node is feasible (a cycle that finds nodes only counts the rejections).
+        deferred: list[Rejected] = []
         feasible: list[NodeState] = []
         evals: list[Evaluation] = []
         if status is not None:
@@ -719,7 +722,7 @@ class Scheduler:
                     return self._error(cycle, decision, found.message)
             elif table is not None:
                 outcome = self._window(
-                    cycle, table, nodes, static, start, want, feasible, evals, statuses
+                    cycle, table, nodes, static, start, want, feasible, evals, deferred
                 )
                 if isinstance(outcome, Status):
                     return self._error(cycle, decision, outcome.message)
@@ -743,14 +746,26 @@ class Scheduler:
                         statuses[node.name] = result
             if not first_fit:
                 self.next_start_node_index = (start + processed) % num_all
-        decision.evaluated_nodes = len(feasible) + len(statuses)
+        if deferred and not feasible:
+            for window_nodes, window_evals, rejected in deferred:
+                statuses.update(
+                    zip(
+                        map(_name, compress(window_nodes, rejected)),
+                        map(_status, compress(window_evals, rejected)),
+                        strict=True,
+                    )
+                )
+            deferred = []
+        decision.evaluated_nodes = (
+            len(feasible) + len(statuses) + sum(r.count(True) for _, _, r in deferred)
+        )
         decision.feasible_nodes = len(feasible)
         # Counted per reasons tuple in C first: a cycle may reject thousands of nodes, and
         # joining each one's message was a good part of a cycle.
         rejections = decision.rejections
         messages: dict[tuple[str, ...], str] = {}
         for reasons, count in (
-            Counter(map(_reasons, statuses.values())) if statuses else {}
+            _count_reasons(statuses, deferred) if statuses or deferred else {}
         ).items():
             message = messages[reasons] = ", ".join(reasons)
             rejections[message] = rejections.get(message, 0) + count
@@ -912,10 +927,11 @@ class Scheduler:
         want: int,
         feasible: list[NodeState],
         evals: list[Evaluation],
-        statuses: dict[str, Status],
+        deferred: list[Rejected],
     ) -> int | Status:
         """findNodesThatPassFilters over cached evaluations: returns how many nodes were
-        processed (or the error Status that aborts the cycle)."""
+        processed (or the error Status that aborts the cycle). The rejected nodes of each
+        window go to ``deferred`` (nodes, evaluations, which are rejected) in order."""
         num_all = len(nodes)
         known, ok, entries = table.known, table.ok, table.evals
         cycle.table = table
@@ -956,14 +972,7 @@ class Scheduler:
                 window_evals = entries[position:end]
                 feasible.extend(compress(window_nodes, chunk))
                 evals.extend(compress(window_evals, chunk))  # type: ignore[arg-type]
-                rejected = list(map(not_, chunk))
-                statuses.update(
-                    zip(
-                        map(_name, compress(window_nodes, rejected)),
-                        map(_status, compress(window_evals, rejected)),
-                        strict=True,
-                    )
-                )
+                deferred.append((window_nodes, window_evals, list(map(not_, chunk))))
             processed += end - position
             position = end % num_all
         if ranges:
@@ -1392,6 +1401,21 @@ class Scheduler:
 
 
 _name = attrgetter("name")
+
+Rejected = tuple[list[NodeState], list[Evaluation | None], list[bool]]
+"""A window's nodes, their evaluations, and which of them are rejected (see _window)."""
+
+
+def _count_reasons(
+    statuses: Mapping[str, Status], deferred: list[Rejected]
+) -> Counter[tuple[str, ...]]:
+    """Rejected nodes per reasons tuple, in the order the nodes were evaluated."""
+    counts = Counter(map(_reasons, statuses.values()))
+    for _, window_evals, rejected in deferred:
+        counts.update(map(_reasons, map(_status, compress(window_evals, rejected))))
+    return counts
+
+
 _status = attrgetter("status")
 _reasons = attrgetter("reasons")
 _policy = attrgetter("policy")
