@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from itertools import compress
+from itertools import chain, compress
 from operator import attrgetter, not_
 from typing import Any, Literal
 
@@ -756,9 +756,10 @@ class Scheduler:
                     )
                 )
             deferred = []
-        decision.evaluated_nodes = (
-            len(feasible) + len(statuses) + sum(r.count(True) for _, _, r in deferred)
-        )
+        rejected_count = len(statuses)
+        for _, _, rejected in deferred:
+            rejected_count += rejected.count(True)
+        decision.evaluated_nodes = len(feasible) + rejected_count
         decision.feasible_nodes = len(feasible)
         # Counted per reasons tuple in C first: a cycle may reject thousands of nodes, and
         # joining each one's message was a good part of a cycle.
@@ -1409,11 +1410,12 @@ Rejected = tuple[list[NodeState], list[Evaluation | None], list[bool]]
 def _count_reasons(
     statuses: Mapping[str, Status], deferred: list[Rejected]
 ) -> Counter[tuple[str, ...]]:
-    """Rejected nodes per reasons tuple, in the order the nodes were evaluated."""
-    counts = Counter(map(_reasons, statuses.values()))
-    for _, window_evals, rejected in deferred:
-        counts.update(map(_reasons, map(_status, compress(window_evals, rejected))))
-    return counts
+    """Rejected nodes per reasons tuple, in the order the nodes were evaluated (one Counter
+    over all of them: its update is costly per call)."""
+    deferred_statuses = map(
+        _status, chain.from_iterable(compress(evals, rejected) for _, evals, rejected in deferred)
+    )
+    return Counter(map(_reasons, chain(statuses.values(), deferred_statuses)))
 
 
 _status = attrgetter("status")
