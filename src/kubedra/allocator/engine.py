@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubedra.allocator import inputs, policy
+from kubedra.allocator.capacity import Consumption
 from kubedra.allocator.claims import PreparedClaim, prepare_claims
 from kubedra.allocator.explain import Recorder
 from kubedra.allocator.features import Features
@@ -89,6 +90,9 @@ class Allocator:
         self.prune = prune
         # Search steps before a search counts as long and is analysed for pruning.
         self.prune_after = PRUNE_AFTER
+        # What each capacity request consumes per device capacity spec, shared by every
+        # call on this inventory (capacity request ids are numbered by the inventory).
+        self._consumptions: dict[tuple[int, str], Consumption | None] = {}
         classes = list(device_classes)
         slices = list(resource_slices)
         held = list(allocated_claims)
@@ -165,6 +169,7 @@ class Allocator:
                 prune_after=self.prune_after,
                 order=policy.orderer(self.device_policy),
                 share_ids=self.share_ids,
+                consumptions=self._consumptions,
             )
             allocations = search.run()
         except AllocationError as err:

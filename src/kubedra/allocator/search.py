@@ -120,6 +120,11 @@ def _tolerates(toleration: dict[str, Any], taint: Any) -> bool:
     return operator == "Exists"
 
 
+# Calls the search makes after the last device of the last claim: past the request's
+# devices, past the claim's requests, past the claims (see _allocate_one).
+_TAIL_CALLS = 3
+
+
 class Search:
     """State of one Allocate call (upstream's ``allocator``)."""
 
@@ -136,7 +141,13 @@ class Search:
         prune_after: int = PRUNE_AFTER,
         order: Callable[[Search, RequestData], list[Any]] | None = None,
         share_ids: Callable[[], str] = new_share_id,
+        consumptions: dict[tuple[int, str], Consumption | None] | None = None,
     ) -> None:
+        # What a capacity request consumes of devices with the same capacity spec, kept by
+        # the allocator across calls (see consumption); a fresh table when none is given.
+        self.consumptions: dict[tuple[int, str], Consumption | None] = (
+            {} if consumptions is None else consumptions
+        )
         # Where the shareIDs of the solution's shares come from (upstream: a random UUID).
         self.share_ids = share_ids
         # Candidate order of a device policy (kubedra.allocator.policy); None: pool order.
@@ -158,6 +169,11 @@ class Search:
         self.allocating_capacity: dict[str, dict[str, Number]] = {}
         self.allocating_shares: dict[str, int] = {}
         self.consumed_counters: dict[tuple[str, str], dict[tuple[str, str], Number]] = {}
+        # Per pool: its available counters, whether any is negative, and this call's tally.
+        self._counter_tally: dict[
+            tuple[str, str],
+            tuple[dict[tuple[str, str], Number], bool, dict[tuple[str, str], Number]],
+        ] = {}
         # Compatibility groups (KEP-5963) per pool and counter set: the devices of this call
         # on top of the allocated ones (baseline), and, with the gate off, the counter sets
         # that carry an allocated grouped device.
@@ -307,23 +323,46 @@ class Search:
         cache = device.match_cache
         if key in cache:
             return cache[key]
-        found = static_consumption(device, data.capacity, self.features.fractional_capacity_range)
+        # Devices of one kind share their capacity spec: its rounding is worked out once
+        # per spec and capacity request (the raw spec decides: CapacityInfo is parsed from
+        # it, and the fractional gate is fixed for the allocator's life).
+        spec = (data.capacity_id, repr(device.raw.get("capacity")))
+        consumptions = self.consumptions
+        if spec in consumptions:
+            found = consumptions[spec]
+        else:
+            found = consumptions[spec] = static_consumption(
+                device, data.capacity, self.features.fractional_capacity_range
+            )
         cache[key] = found
         return found
 
     def _capacity_fits(self, data: RequestData, device: DeviceInfo) -> bool:
-        consumption = self.consumption(data, device)
+        # The cached consumption read inline: this runs for every candidate device.
+        key = -data.capacity_id - 1
+        cache = device.match_cache
+        consumption = cache[key] if key in cache else self.consumption(data, device)
         if consumption is None:
             return False
+        if not consumption:
+            return True
+        capacity = device.capacity
         shared = self.state.shared.get(device.key)
         allocating = self.allocating_capacity.get(device.key)
+        if shared is None and allocating is None:
+            for name, amount, _ in consumption:
+                if amount > capacity[name].number:
+                    break
+            else:
+                return True
+            return False
         for name, amount, _ in consumption:
             total = amount
             if shared is not None:
                 total += shared.get(name, 0)
             if allocating is not None:
                 total += allocating.get(name, 0)
-            if total > device.capacity[name].number:
+            if total > capacity[name].number:
                 return False
         return True
 
@@ -420,6 +459,14 @@ class Search:
         allocating = self.allocating
         pools = self.view.pools if self.order is None else self.order(self, data)
         resume = not self.features.conservative
+        last = (
+            device_index + 1 >= num
+            and request_index + 1 >= len(claim.slots)
+            and claim_index + 1 >= len(self.claims)
+        )
+        assert data.chain is not None
+        chain_id = data.chain.chain_id
+        bindings_off = not self.features.binding_conditions
         # Signatures of devices that failed at this position (pruning.py); taken up by the
         # loops that start after a long search was analysed.
         failed: set[tuple[Any, ...]] | None = None
@@ -447,10 +494,20 @@ class Search:
                     if recorder is not None:
                         recorder.reject(claim.label, data.result_name, "already allocated", key)
                     continue
-                if not self._selectable(claim, data, device):
-                    if recorder is not None:
-                        recorder.unselectable(claim.label, data, device)
-                    continue
+                # _selectable's usual outcome read inline from the selector cache (the
+                # scan visits every device of the node): a device known not to match, or
+                # known to match with nothing else to check.
+                matched = device.match_cache.get(chain_id)
+                if (
+                    matched is not True
+                    or device.slice.per_device
+                    or (bindings_off and device.binding_conditions)
+                ):
+                    selectable = matched is not False and self._selectable(claim, data, device)
+                    if not selectable:
+                        if recorder is not None:
+                            recorder.unselectable(claim.label, data, device)
+                        continue
                 if consumable and not self._capacity_fits(data, device):
                     if recorder is not None:
                         recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
@@ -463,9 +520,26 @@ class Search:
                             recorder.reject(claim.label, data.result_name, EQUIVALENT_FAILED, key)
                         continue
                     exceeded = self.exceeded
-                undo = self._allocate_device(claim, claim_index, data, device, must=False)
+                if (
+                    device.consumes
+                    and recorder is None
+                    and not (consumable and device.allow_multiple and self._shared_now(key))
+                    and self._counters_short(device)
+                ):
+                    # _allocate_device would take the counters and fail: without a recorder
+                    # to tell which check refused the device, the cheaper check says so.
+                    continue
+                undo = self._allocate_device(
+                    claim, claim_index, data, device, must=False, capacity_checked=consumable
+                )
                 if undo is None:
                     continue
+                if last and self.countdown > _TAIL_CALLS:
+                    # The last device of the last request of the last claim: the recursion
+                    # would make _TAIL_CALLS calls that only step past the ends and succeed.
+                    # Their countdown is kept (none of them would reach a checkpoint).
+                    self.countdown -= _TAIL_CALLS
+                    return True
                 if resume:
                     outcome = self._allocate_one(
                         claim_index,
@@ -570,7 +644,13 @@ class Search:
         data: RequestData,
         device: DeviceInfo,
         must: bool,
+        capacity_checked: bool = False,
     ) -> Callable[[], None] | None:
+        """Take ``device`` for ``data``: the undo function, or None when it cannot be taken.
+
+        ``capacity_checked``: the caller has just seen the request fit the device's capacity
+        (nothing taken since can change that), so the check is not repeated.
+        """
         features = self.features
         key = device.key
         recorder = self.recorder
@@ -691,7 +771,7 @@ class Search:
         if not allow_multiple:
             users.add(claim_index)
         if features.consumable_capacity:
-            if not self._capacity_fits(data, device):
+            if not capacity_checked and not self._capacity_fits(data, device):
                 rollback()
                 if recorder is not None:
                     recorder.reject(claim.label, data.result_name, "capacity insufficient", key)
@@ -805,6 +885,40 @@ class Search:
 
     # ----- shared counters -----------------------------------------------------------
 
+    def _tally(
+        self, device: DeviceInfo
+    ) -> tuple[dict[tuple[str, str], Number], bool, dict[tuple[str, str], Number]] | None:
+        """The available counters of the device's pool, whether any is negative, and what
+        this call has taken of them (None: the pool is not in the node's view)."""
+        pool_key = (device.driver, device.pool)
+        tally = self._counter_tally.get(pool_key)
+        if tally is None:
+            # Once per pool and call: the allocated state does not change during a search.
+            pool = self.view.pool_by_key.get(pool_key)
+            if pool is None:
+                return None
+            available, negative = self.state.available_counters(pool)
+            consumed = self.consumed_counters.get(pool_key)
+            if consumed is None:
+                consumed = self.consumed_counters[pool_key] = {}
+            tally = self._counter_tally[pool_key] = (available, negative, consumed)
+        return tally
+
+    def _counters_short(self, device: DeviceInfo) -> bool:
+        """Whether taking the device's counters would certainly fail now (a pool overdrawn,
+        or a counter it uses once exhausted): the scan skips it without trying to take it."""
+        tally = self._tally(device)
+        if tally is None or not device.counters_unique:
+            return False
+        available, negative, consumed = tally
+        if negative:
+            return True
+        for k, amount in device.counter_use:
+            limit = available.get(k)
+            if limit is not None and limit < consumed.get(k, 0) + amount:
+                return True
+        return False
+
     def _take_counters(self, device: DeviceInfo) -> bool:
         """Add the device's counter use to this call's tally; False (and undone) when a
         counter of its pool would be exceeded.
@@ -812,13 +926,10 @@ class Search:
         Only the counters the device uses can newly exceed their limit, and a pool that
         allocated devices already overdraw admits nothing, as upstream compares all counters.
         """
-        pool = self.view.pool_by_key.get((device.driver, device.pool))
-        if pool is None:
+        tally = self._tally(device)
+        if tally is None:
             return False
-        available, negative = self.state.available_counters(pool)
-        consumed = self.consumed_counters.get(pool.key)
-        if consumed is None:
-            consumed = self.consumed_counters[pool.key] = {}
+        available, negative, consumed = tally
         if device.counters_unique:
             # Each counter once: check before adding, so that the usual outcome (a counter
             # exhausted) returns at the first short counter without adding and taking back.

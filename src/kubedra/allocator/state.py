@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kubedra.allocator.features import Features
-from kubedra.allocator.inventory import PoolView
+from kubedra.allocator.inventory import DeviceInfo, PoolView
 from kubedra.allocator.quantities import Number, exact, parse
 
 
@@ -33,7 +33,10 @@ class AllocatedState:
         self.pool_version: dict[tuple[str, str], int] = {}
         self.clock = 0
         self.changes: list[tuple[str, str]] = []
-        self._available: dict[tuple[str, str], tuple[int, dict[tuple[str, str], Number], bool]] = {}
+        self._available: dict[tuple[str, str], _Available] = {}
+        # Devices changed per pool since its available counters were worked out: the next
+        # look updates them for these devices only (see available_counters).
+        self._touched: dict[tuple[str, str], set[str]] = {}
 
     def add_claims(self, claims: Iterable[Mapping[str, Any]]) -> None:
         """Add the allocation of every claim that has one (``status.allocation``)."""
@@ -58,7 +61,7 @@ class AllocatedState:
                         totals[name] = totals.get(name, 0) + amount
             else:
                 self.in_use.add(key)
-            self.touch((driver, pool))
+            self.touch((driver, pool), key)
 
     def remove_results(self, results: Iterable[Mapping[str, Any]]) -> None:
         """Undo ``add_results`` for an allocation that is given back (claim deallocated)."""
@@ -82,7 +85,7 @@ class AllocatedState:
                         del self.shared[key]
             else:
                 self.in_use.discard(key)
-            self.touch((driver, pool))
+            self.touch((driver, pool), key)
 
     def has_share(self, key: str) -> bool:
         """Whether a persisted share of a multi-allocatable device is live (upstream's
@@ -93,18 +96,29 @@ class AllocatedState:
         """Upstream's ``IsDeviceAllocated``: dedicated, or with a live persisted share."""
         return key in self.in_use or key in self.shares or key in self.shared
 
-    def touch(self, pool: tuple[str, str]) -> None:
+    def touch(self, pool: tuple[str, str], device: str = "") -> None:
+        """Count a change of ``pool`` (of ``device``, its ``driver/pool/device`` key; none
+        given: the pool's available counters are worked out afresh)."""
         self.clock += 1
         self.pool_version[pool] = self.clock
         self.changes.append(pool)
+        if pool in self._available:
+            if device:
+                self._touched.setdefault(pool, set()).add(device)
+            else:
+                del self._available[pool]
+                self._touched.pop(pool, None)
 
     def available_counters(self, pool: PoolView) -> tuple[dict[tuple[str, str], Number], bool]:
         """Counters of the pool minus what allocated devices consume, keyed by (set, counter),
         and whether any of them is below zero (then no device of the pool can get counters)."""
         version = self.pool_version.get(pool.key, 0)
         cached = self._available.get(pool.key)
-        if cached is not None and cached[0] == version:
-            return cached[1], cached[2]
+        if cached is not None:
+            if cached.version == version:
+                return cached.available, cached.negative
+            if cached.pool is pool:
+                return self._update_available(cached, version)
         available = {
             (set_name, cname): amount
             for set_name, counters in pool.counter_sets.items()
@@ -112,16 +126,79 @@ class AllocatedState:
         }
         # IsDeviceAllocated (``allocated``) inlined: this loop runs for every pool change.
         in_use, shares, shared = self.in_use, self.shares, self.shared
+        counting: dict[str, list[DeviceInfo]] = {}
+        counted: set[str] = set()
         for s in pool.counter_slices:
             for d in s.devices:
                 key = d.key
-                if d.counter_use and (key in in_use or key in shares or key in shared):
-                    for k, amount in d.counter_use:
-                        if k in available:
-                            available[k] -= amount
+                if d.counter_use:
+                    counting.setdefault(key, []).append(d)
+                    if key in in_use or key in shares or key in shared:
+                        counted.add(key)
+                        for k, amount in d.counter_use:
+                            if k in available:
+                                available[k] -= amount
         negative = any(v < 0 for v in available.values())
-        self._available[pool.key] = (version, available, negative)
+        self._available[pool.key] = _Available(
+            version, available, negative, pool, counting, counted
+        )
+        self._touched.pop(pool.key, None)
         return available, negative
+
+    def _update_available(
+        self, cached: _Available, version: int
+    ) -> tuple[dict[tuple[str, str], Number], bool]:
+        """The pool's available counters after the changes of the devices touched since
+        they were worked out: only a device that became allocated, or stopped being so,
+        moves them (a new dict: callers may still hold the old one)."""
+        pool_key = cached.pool.key
+        available = dict(cached.available)
+        counted = cached.counted
+        in_use, shares, shared = self.in_use, self.shares, self.shared
+        for key in self._touched.pop(pool_key, ()):
+            devices = cached.counting.get(key)
+            if devices is None:
+                continue
+            now = key in in_use or key in shares or key in shared
+            if now == (key in counted):
+                continue
+            if now:
+                counted.add(key)
+            else:
+                counted.discard(key)
+            sign = -1 if now else 1
+            for d in devices:
+                for k, amount in d.counter_use:
+                    if k in available:
+                        available[k] += sign * amount
+        negative = any(v < 0 for v in available.values())
+        self._available[pool_key] = _Available(
+            version, available, negative, cached.pool, cached.counting, counted
+        )
+        return available, negative
+
+
+class _Available:
+    """A pool's available counters as of one pool version, with what updating them needs:
+    the devices that consume counters (by key) and which of them are counted as allocated."""
+
+    __slots__ = ("available", "counted", "counting", "negative", "pool", "version")
+
+    def __init__(
+        self,
+        version: int,
+        available: dict[tuple[str, str], Number],
+        negative: bool,
+        pool: PoolView,
+        counting: dict[str, list[DeviceInfo]],
+        counted: set[str],
+    ) -> None:
+        self.version = version
+        self.available = available
+        self.negative = negative
+        self.pool = pool
+        self.counting = counting
+        self.counted = counted
 
 
 def _device_key(result: Mapping[str, Any]) -> tuple[str, str, str]:

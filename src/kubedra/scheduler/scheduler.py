@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from itertools import compress
+from itertools import chain, compress
 from operator import attrgetter, not_
 from typing import Any, Literal
 
@@ -688,6 +688,9 @@ class Scheduler:
             if known is not None:
                 return self._repeat(cycle, decision, known)
         statuses: dict[str, Status] = {}
+        # Rejected nodes of _window's split windows, made into ``statuses`` entries only when
+        # no node is feasible (a cycle that finds nodes only counts the rejections).
+        deferred: list[Rejected] = []
         feasible: list[NodeState] = []
         evals: list[Evaluation] = []
         if status is not None:
@@ -719,7 +722,7 @@ class Scheduler:
                     return self._error(cycle, decision, found.message)
             elif table is not None:
                 outcome = self._window(
-                    cycle, table, nodes, static, start, want, feasible, evals, statuses
+                    cycle, table, nodes, static, start, want, feasible, evals, deferred
                 )
                 if isinstance(outcome, Status):
                     return self._error(cycle, decision, outcome.message)
@@ -743,14 +746,27 @@ class Scheduler:
                         statuses[node.name] = result
             if not first_fit:
                 self.next_start_node_index = (start + processed) % num_all
-        decision.evaluated_nodes = len(feasible) + len(statuses)
+        if deferred and not feasible:
+            for window_nodes, window_evals, rejected in deferred:
+                statuses.update(
+                    zip(
+                        map(_name, compress(window_nodes, rejected)),
+                        map(_status, compress(window_evals, rejected)),
+                        strict=True,
+                    )
+                )
+            deferred = []
+        rejected_count = len(statuses)
+        for _, _, rejected in deferred:
+            rejected_count += rejected.count(True)
+        decision.evaluated_nodes = len(feasible) + rejected_count
         decision.feasible_nodes = len(feasible)
         # Counted per reasons tuple in C first: a cycle may reject thousands of nodes, and
         # joining each one's message was a good part of a cycle.
         rejections = decision.rejections
         messages: dict[tuple[str, ...], str] = {}
         for reasons, count in (
-            Counter(map(_reasons, statuses.values())) if statuses else {}
+            _count_reasons(statuses, deferred) if statuses or deferred else {}
         ).items():
             message = messages[reasons] = ", ".join(reasons)
             rejections[message] = rejections.get(message, 0) + count
@@ -912,10 +928,11 @@ class Scheduler:
         want: int,
         feasible: list[NodeState],
         evals: list[Evaluation],
-        statuses: dict[str, Status],
+        deferred: list[Rejected],
     ) -> int | Status:
         """findNodesThatPassFilters over cached evaluations: returns how many nodes were
-        processed (or the error Status that aborts the cycle)."""
+        processed (or the error Status that aborts the cycle). The rejected nodes of each
+        window go to ``deferred`` (nodes, evaluations, which are rejected) in order."""
         num_all = len(nodes)
         known, ok, entries = table.known, table.ok, table.evals
         cycle.table = table
@@ -956,14 +973,7 @@ class Scheduler:
                 window_evals = entries[position:end]
                 feasible.extend(compress(window_nodes, chunk))
                 evals.extend(compress(window_evals, chunk))  # type: ignore[arg-type]
-                rejected = list(map(not_, chunk))
-                statuses.update(
-                    zip(
-                        map(_name, compress(window_nodes, rejected)),
-                        map(_status, compress(window_evals, rejected)),
-                        strict=True,
-                    )
-                )
+                deferred.append((window_nodes, window_evals, list(map(not_, chunk))))
             processed += end - position
             position = end % num_all
         if ranges:
@@ -1161,8 +1171,18 @@ class Scheduler:
                 else:
                     decision.tied = [node.name for node in feasible]
             else:
-                tied = [i for i, t in enumerate(totals) if t == best]
-                decision.tied = [feasible[i].name for i in tied]
+                # Hundreds of ties among hundreds of nodes are common: the tied positions
+                # and names are picked with C-level iteration, from the table's names when
+                # the window is whole ranges of it.
+                mask = list(map(best.__eq__, totals))
+                tied = list(compress(range(len(totals)), mask))
+                if window is not None:
+                    names: list[str] = []
+                    for a, b in window[1]:
+                        names += window[0].names[a:b]
+                    decision.tied = list(compress(names, mask))
+                else:
+                    decision.tied = list(map(_name, compress(feasible, mask)))
             chosen_index = tied[0] if self._rng is None else self._rng.choice(tied)
         if count >= KEEP_SCORES:
             # nlargest keeps the first of equal totals, so with this many ties it picks the
@@ -1382,6 +1402,22 @@ class Scheduler:
 
 
 _name = attrgetter("name")
+
+Rejected = tuple[list[NodeState], list[Evaluation | None], list[bool]]
+"""A window's nodes, their evaluations, and which of them are rejected (see _window)."""
+
+
+def _count_reasons(
+    statuses: Mapping[str, Status], deferred: list[Rejected]
+) -> Counter[tuple[str, ...]]:
+    """Rejected nodes per reasons tuple, in the order the nodes were evaluated (one Counter
+    over all of them: its update is costly per call)."""
+    deferred_statuses = map(
+        _status, chain.from_iterable(compress(evals, rejected) for _, evals, rejected in deferred)
+    )
+    return Counter(map(_reasons, chain(statuses.values(), deferred_statuses)))
+
+
 _status = attrgetter("status")
 _reasons = attrgetter("reasons")
 _policy = attrgetter("policy")
