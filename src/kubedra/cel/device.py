@@ -23,6 +23,17 @@ class DomainMap(dict[str, dict[str, Any]]):
     def __missing__(self, key: str) -> dict[str, Any]:
         return _EMPTY
 
+    def put(self, name: str, driver: str, value: Any) -> None:
+        """File ``value`` under the domain of the qualified ``name`` (the driver's when
+        the name has no domain)."""
+        domain, sep, ident = name.partition("/")
+        if not sep:
+            domain, ident = driver, name
+        values = self.get(domain)
+        if values is None:
+            values = self[domain] = {}
+        values[ident] = value
+
 
 _EMPTY: dict[str, Any] = {}
 
@@ -106,8 +117,7 @@ class CelDevice:
         attributes = DomainMap()
         capacity = DomainMap()
         error: str | None = None
-        # Runs once for every device a pod looks at (thousands per simulation): names are
-        # split inline and a domain's map is made only once.
+        # Runs once for every device a pod looks at (thousands per simulation).
         for name, attr in (device.get("attributes") or {}).items():
             if not list_type_attributes and any(attr.get(k) is not None for k in _LISTS):
                 continue
@@ -116,13 +126,7 @@ class CelDevice:
             except (ValueError, TypeError) as e:
                 error = error or f"attribute {name}: {e}"
                 continue
-            domain, sep, ident = name.partition("/")
-            if not sep:
-                domain, ident = driver, name
-            values = attributes.get(domain)
-            if values is None:
-                values = attributes[domain] = {}
-            values[ident] = value
+            attributes.put(name, driver, value)
         for name, cap in (device.get("capacity") or {}).items():
             raw = (cap or {}).get("value")
             try:
@@ -130,13 +134,7 @@ class CelDevice:
             except ValueError as e:
                 error = error or f"capacity {name}: {e}"
                 continue
-            domain, sep, ident = name.partition("/")
-            if not sep:
-                domain, ident = driver, name
-            values = capacity.get(domain)
-            if values is None:
-                values = capacity[domain] = {}
-            values[ident] = quantity
+            capacity.put(name, driver, quantity)
         multi = bool(device.get("allowMultipleAllocations")) and consumable_capacity
         value = {
             "driver": driver,
