@@ -83,3 +83,30 @@ def test_cost_of_memory_selector_matches_upstream() -> None:
 
 def test_compiled_selectors_are_cached() -> None:
     assert compile_selector("true") is compile_selector("true")
+
+
+@pytest.mark.parametrize(
+    ("expression", "fields"),
+    [
+        ('device.driver == "gpu.example.com"', {"driver"}),
+        ("device.allowMultipleAllocations", {"allowMultipleAllocations"}),
+        (
+            'device.driver.startsWith("gpu") && device.attributes["a"].x == 1',
+            {"driver", "attributes"},
+        ),
+        ('device.capacity["a"].memory.isGreaterThan(quantity("1Gi"))', {"capacity"}),
+        ('{"k": device.driver}["k"] == "gpu.example.com"', {"driver"}),
+        ("[1, 2].all(x, x > 0)", set()),
+        ("true", set()),
+        # Uses of ``device`` other than reading a field: the selector may read anything.
+        ("has(device.driver)", None),
+        ('cel.bind(d, device, d.driver == "x")', None),
+        ("[device].size() == 1", None),
+        ('device.?driver.orValue("") == "x"', None),
+        # A comprehension variable named device: cautious, not wrong.
+        ("[1].exists(device, device == 1)", None),
+    ],
+)
+def test_device_fields_say_what_a_selector_reads(expression: str, fields: set[str] | None) -> None:
+    found = compile_selector(expression).device_fields
+    assert found == (None if fields is None else frozenset(fields))

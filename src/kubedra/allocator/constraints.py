@@ -53,7 +53,7 @@ def _evaluate(device: DeviceInfo, name: str, expression: str) -> Mapping[str, An
     except CelCompileError as error:
         raise DerivedAttributeError(f"compile derived attribute {name} failed: {error}") from None
     cel = device.cel
-    if cel is None:
+    if cel is None or not cel.complete:
         cel = device.cel = CelDevice.from_v1(dict(device.raw), device.driver)
     try:
         return compiled.attribute(cel)

@@ -13,7 +13,7 @@ from typing import Any
 from kubedra.allocator.features import Features
 from kubedra.allocator.inventory import DeviceInfo
 from kubedra.cel import compile_selector
-from kubedra.cel.device import CelDevice
+from kubedra.cel.device import DRIVER_FIELDS, CelDevice
 from kubedra.cel.errors import CelCompileError, CelError
 
 
@@ -51,7 +51,7 @@ def _compile(expression: str) -> Any:
 class SelectorChain:
     """The class selectors then the request selectors of one (sub)request."""
 
-    __slots__ = ("_compiled", "chain_id", "class_count", "expressions", "features")
+    __slots__ = ("_compiled", "_driver_only", "chain_id", "class_count", "expressions", "features")
 
     def __init__(
         self, class_exprs: list[str], request_exprs: list[str], features: Features
@@ -63,6 +63,9 @@ class SelectorChain:
         # chains built for different claims with the same selectors share those outcomes.
         self.chain_id: tuple[int | str, ...] = (len(class_exprs), *self.expressions)
         self._compiled: list[Any] | None = None
+        self._driver_only = False
+        """Whether every selector reads only DRIVER_FIELDS (the usual DeviceClass), so that a
+        device's view need not convert its attributes and capacity."""
 
     def evaluate(self, device: DeviceInfo) -> bool | SelectorFailure:
         """True/False, or the failure; cached on the device."""
@@ -78,21 +81,30 @@ class SelectorChain:
         if compiled_chain is None:
             # Compiled on the first device the chain meets, then read for every other one.
             compiled_chain = self._compiled = [_compile(e) for e in self.expressions]
+            self._driver_only = all(
+                not isinstance(c, str) and c.device_fields is not None for c in compiled_chain
+            ) and all(c.device_fields <= DRIVER_FIELDS for c in compiled_chain)
         for position, compiled in enumerate(compiled_chain):
             from_class = position < self.class_count
             index = position if from_class else position - self.class_count
             if isinstance(compiled, str):
                 return SelectorFailure(from_class, index, False, compiled)
             cel = device.cel
-            if cel is None:
+            if cel is None or not (cel.complete or self._driver_only):
                 # Selectors see list-type attributes whatever the gates; only the
                 # conservative implementation leaves allowMultipleAllocations out.
-                cel = CelDevice.from_v1(
-                    device.raw,
-                    device.driver,
-                    list_type_attributes=True,
-                    consumable_capacity=not self.features.conservative,
-                )
+                consumable = not self.features.conservative
+                if self._driver_only:
+                    cel = CelDevice.driver_only(
+                        device.raw, device.driver, consumable_capacity=consumable
+                    )
+                else:
+                    cel = CelDevice.from_v1(
+                        device.raw,
+                        device.driver,
+                        list_type_attributes=True,
+                        consumable_capacity=consumable,
+                    )
                 device.cel = cel
             try:
                 matched = compiled.matches(cel)

@@ -81,21 +81,81 @@ def _attribute_value(attr: dict[str, Any]) -> Any:
     raise ValueError("unsupported attribute value")
 
 
+def _capacity_value(cap: Any) -> Quantity:
+    raw = (cap or {}).get("value")
+    return raw if isinstance(raw, Quantity) else Quantity.parse(str(raw))
+
+
+_PLAIN = {"string": str, "int": int, "bool": bool}
+"""Attribute fields whose value, of this Python type, converts to CEL as it is."""
+
+
+def conversion_error(device: Mapping[str, Any]) -> str | None:
+    """The error ``CelDevice.from_v1`` reports for the device (its first attribute, then
+    capacity, that cannot be converted), without building the CEL maps."""
+    for name, attr in (device.get("attributes") or {}).items():
+        if type(attr) is dict and len(attr) == 1:
+            # The usual case, a plain scalar: nothing to convert, nothing that can fail.
+            ((field, raw),) = attr.items()
+            if type(raw) is _PLAIN.get(field):
+                continue
+        try:
+            _attribute_value(attr or {})
+        except (ValueError, TypeError) as e:
+            return f"attribute {name}: {e}"
+    for name, cap in (device.get("capacity") or {}).items():
+        try:
+            _capacity_value(cap)
+        except ValueError as e:
+            return f"capacity {name}: {e}"
+    return None
+
+
+DRIVER_FIELDS = frozenset({"driver", "allowMultipleAllocations"})
+"""The device fields a view from ``CelDevice.driver_only`` presents."""
+
+
 class CelDevice:
     """One device as CEL selectors see it.
 
     ``variables`` binds ``device`` to its CEL map; ``error`` is set when the device cannot be
     presented to CEL at all (an unparsable version attribute), which upstream reports when
-    a selector is evaluated against it.
+    a selector is evaluated against it. ``complete`` is False for a view that presents only
+    ``DRIVER_FIELDS`` (empty attributes and capacity).
     """
 
-    __slots__ = ("driver", "error", "name", "variables")
+    __slots__ = ("complete", "driver", "error", "name", "variables")
 
-    def __init__(self, name: str, driver: str, value: dict[str, Any], error: str | None) -> None:
+    def __init__(
+        self,
+        name: str,
+        driver: str,
+        value: dict[str, Any],
+        error: str | None,
+        complete: bool = True,
+    ) -> None:
         self.name = name
         self.driver = driver
         self.variables = {"device": value}
         self.error = error
+        self.complete = complete
+
+    @classmethod
+    def driver_only(
+        cls, device: Mapping[str, Any], driver: str, *, consumable_capacity: bool = True
+    ) -> CelDevice:
+        """A view for selectors that read only ``DRIVER_FIELDS``: the same ``error`` as
+        ``from_v1`` (upstream reports it whatever a selector reads), without converting
+        every attribute and capacity into the maps such selectors never look at."""
+        value = {
+            "driver": driver,
+            "allowMultipleAllocations": bool(device.get("allowMultipleAllocations"))
+            and consumable_capacity,
+            "attributes": DomainMap(),
+            "capacity": DomainMap(),
+        }
+        error = conversion_error(device)
+        return cls(str(device.get("name", "")), driver, value, error, complete=False)
 
     @classmethod
     def from_v1(
@@ -128,9 +188,8 @@ class CelDevice:
                 continue
             attributes.put(name, driver, value)
         for name, cap in (device.get("capacity") or {}).items():
-            raw = (cap or {}).get("value")
             try:
-                quantity = raw if isinstance(raw, Quantity) else Quantity.parse(str(raw))
+                quantity = _capacity_value(cap)
             except ValueError as e:
                 error = error or f"capacity {name}: {e}"
                 continue

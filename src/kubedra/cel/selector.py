@@ -14,6 +14,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from kubedra.cel.ast import Call, Const, CreateList, CreateMap, Ident, Macro, Node, Select
 from kubedra.cel.device import CelDevice
 from kubedra.cel.environment import RUNTIME_COST_LIMIT, Environment, Program, standard_registry
 from kubedra.cel.errors import CelCompileError, CelCostLimitError, CelError, CelEvaluationError
@@ -180,10 +181,23 @@ _SCRATCH: list[Any] = [0]
 class CompiledSelector:
     """A device selector compiled once; ``matches`` is the allocator's hot path."""
 
-    __slots__ = ("_fast", "_program", "_scratch", "estimated_max_cost", "expression")
+    __slots__ = (
+        "_fast",
+        "_program",
+        "_scratch",
+        "device_fields",
+        "estimated_max_cost",
+        "expression",
+    )
 
-    def __init__(self, expression: str, program: Program) -> None:
+    def __init__(
+        self, expression: str, program: Program, device_fields: frozenset[str] | None = None
+    ) -> None:
         self.expression = expression
+        self.device_fields = device_fields
+        """The fields of ``device`` the expression reads (``device.driver``...), or None
+        when it uses ``device`` in another way (whole, or through ``has()``): a view of the
+        device may leave out what no selector of a chain reads."""
         self._program = program
         self._fast = program.fast_function
         # Without comprehension variables the untracked closures never write the scratch
@@ -253,9 +267,45 @@ def _compile(expression: str, features: CelFeatures) -> CompiledSelector | CelCo
         output = checked.type(checked.root)
         if output != BOOL and output.kind not in ("dyn", "free"):
             raise CelCompileError(f"must evaluate to bool or the unknown type, not {output}")
-        return CompiledSelector(expression, env.program(checked))
+        return CompiledSelector(expression, env.program(checked), _device_fields(checked.root))
     except CelCompileError as error:
         return error
+
+
+def _device_fields(root: Node) -> frozenset[str] | None:
+    """The fields read as ``device.<field>``; None when ``device`` appears otherwise (a
+    comprehension variable named ``device`` only makes the answer more cautious)."""
+    fields: set[str] = set()
+    pending: list[Node] = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Select):
+            operand = node.operand
+            if isinstance(operand, Ident) and operand.name == "device":
+                if node.test_only or node.optional:
+                    return None
+                fields.add(node.field)
+            else:
+                pending.append(operand)
+        elif isinstance(node, Ident):
+            if node.name == "device":
+                return None
+        elif isinstance(node, Call):
+            pending.extend(node.args)
+            if node.target is not None:
+                pending.append(node.target)
+        elif isinstance(node, CreateList):
+            pending.extend(node.elements)
+        elif isinstance(node, CreateMap):
+            for entry in node.entries:
+                pending.extend((entry.key, entry.value))
+        elif isinstance(node, Macro):
+            pending.extend(node.args)
+            if node.target is not None:
+                pending.append(node.target)
+        elif not isinstance(node, Const):
+            return None  # a node kind this walk does not know: assume anything is read
+    return frozenset(fields)
 
 
 def compile_selector(expression: str, features: CelFeatures | None = None) -> CompiledSelector:
