@@ -318,3 +318,38 @@ def test_preemption_policy_never() -> None:
         "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
         "preemption: not eligible due to preemptionPolicy=Never."
     )
+
+
+def _mixed_rejections() -> list[dict[str, Any]]:
+    """n0 and n4 lack cpu, n1 and n3 are tainted, n2 and n5 fit a 1-cpu pod."""
+    taint = [{"key": "t", "value": "x", "effect": "NoSchedule"}]
+    return [
+        node("n0", cpu="2"),
+        node("n1", taints=taint),
+        node("n2"),
+        node("n3", taints=taint),
+        node("n4", cpu="2"),
+        node("n5"),
+        pod("busy-0", cpu="1500m", nodeName="n0"),
+        pod("busy-4", cpu="1500m", nodeName="n4"),
+        pod("p", cpu="1"),
+    ]
+
+
+def test_a_placed_pods_rejections_are_counted_in_the_order_nodes_were_evaluated() -> None:
+    _, scheduler = cluster(*_mixed_rejections())
+    (decision,) = run(scheduler)
+    assert decision.result == "Scheduled"
+    assert (decision.feasible_nodes, decision.evaluated_nodes) == (2, 6)
+    assert list(decision.rejections.items()) == [
+        ("Insufficient cpu", 2),
+        ("node(s) had untolerated taint(s)", 2),
+    ]
+    # Starting at n1 (the rotating start index), the taint comes first.
+    _, scheduler = cluster(*_mixed_rejections())
+    scheduler.next_start_node_index = 1
+    (decision,) = run(scheduler)
+    assert list(decision.rejections.items()) == [
+        ("node(s) had untolerated taint(s)", 2),
+        ("Insufficient cpu", 2),
+    ]

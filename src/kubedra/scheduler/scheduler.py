@@ -19,8 +19,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from itertools import chain, compress
-from operator import attrgetter, not_
+from itertools import compress
+from operator import attrgetter
 from typing import Any, Literal
 
 from kubedra.allocator.explain import Recorder
@@ -38,7 +38,7 @@ from kubedra.scheduler.dynamicresources import (
     claim_key,
     pod_claim_names,
 )
-from kubedra.scheduler.evaluations import Evaluation, ShapeTable
+from kubedra.scheduler.evaluations import Evaluation, ShapeTable, Window
 from kubedra.scheduler.extendedpreemption import DEFAULT_VICTIM_SETS
 from kubedra.scheduler.gang import DEFAULT_STEP_LIMIT, GangScheduling
 from kubedra.scheduler.messages import NO_NODES, fit_error
@@ -180,12 +180,9 @@ class PodCycle:
     (None: not cacheable, e.g. claims that are already allocated)."""
     view: PodView | None = None
     """The pod as the placement policy sees it (built when first scored)."""
-    window: tuple[ShapeTable, list[tuple[int, int]]] | None = None
-    """Set by _window when the feasible nodes are exactly these index ranges of the table
-    (every node in them passed): Score then reads the table's columns by slices."""
-    table: ShapeTable | None = None
-    """The table _window read the feasible nodes from (all of them, when it is set): while
-    none of its entries has a TaintToleration score, Score need not look for one."""
+    window: Window | None = None
+    """Set by _window: the nodes it processed in the shape table, the feasible ones among
+    them (Score reads the table's columns by slices)."""
 
 
 @dataclass(frozen=True)
@@ -688,9 +685,9 @@ class Scheduler:
             if known is not None:
                 return self._repeat(cycle, decision, known)
         statuses: dict[str, Status] = {}
-        # Rejected nodes of _window's split windows, made into ``statuses`` entries only when
-        # no node is feasible (a cycle that finds nodes only counts the rejections).
-        deferred: list[Rejected] = []
+        # The feasible nodes, unless _window found them (``cycle.window``, whose rejected
+        # nodes become ``statuses`` entries only when no node is feasible: a cycle that finds
+        # nodes only counts the rejections).
         feasible: list[NodeState] = []
         evals: list[Evaluation] = []
         if status is not None:
@@ -721,9 +718,7 @@ class Scheduler:
                 if isinstance(found, Status):
                     return self._error(cycle, decision, found.message)
             elif table is not None:
-                outcome = self._window(
-                    cycle, table, nodes, static, start, want, feasible, evals, deferred
-                )
+                outcome = self._window(cycle, table, nodes, static, start, want)
                 if isinstance(outcome, Status):
                     return self._error(cycle, decision, outcome.message)
                 processed = outcome
@@ -746,31 +741,31 @@ class Scheduler:
                         statuses[node.name] = result
             if not first_fit:
                 self.next_start_node_index = (start + processed) % num_all
-        if deferred and not feasible:
-            for window_nodes, window_evals, rejected in deferred:
+        window = cycle.window
+        found = len(feasible) if window is None else window.feasible
+        if window is not None and not found:
+            window_evals = window.table.evals
+            for start_at, end, rejected in window.rejected_parts():
                 statuses.update(
                     zip(
-                        map(_name, compress(window_nodes, rejected)),
-                        map(_status, compress(window_evals, rejected)),
+                        map(_name, compress(nodes[start_at:end], rejected)),
+                        map(_status, compress(window_evals[start_at:end], rejected)),
                         strict=True,
                     )
                 )
-            deferred = []
-        rejected_count = len(statuses)
-        for _, _, rejected in deferred:
-            rejected_count += rejected.count(True)
-        decision.evaluated_nodes = len(feasible) + rejected_count
-        decision.feasible_nodes = len(feasible)
-        # Counted per reasons tuple in C first: a cycle may reject thousands of nodes, and
-        # joining each one's message was a good part of a cycle.
+            window = None  # its rejections are in ``statuses`` now
+        decision.evaluated_nodes = (
+            found + len(statuses) + (window.rejected() if window is not None else 0)
+        )
+        decision.feasible_nodes = found
+        # Counted per reasons tuple first: a cycle may reject thousands of nodes, and joining
+        # each one's message was a good part of a cycle.
         rejections = decision.rejections
         messages: dict[tuple[str, ...], str] = {}
-        for reasons, count in (
-            _count_reasons(statuses, deferred) if statuses or deferred else {}
-        ).items():
+        for reasons, count in _count_reasons(statuses, window).items():
             message = messages[reasons] = ", ".join(reasons)
             rejections[message] = rejections.get(message, 0) + count
-        if not feasible:
+        if not found:
             decision.filter_reasons = {
                 n: (st.plugin, messages[st.reasons]) for n, st in statuses.items()
             }
@@ -795,8 +790,7 @@ class Scheduler:
                     reason,
                 )
             return self._unschedulable(cycle, decision, message, rejectors, reason)
-        chosen = self._select(cycle, feasible, evals, decision)
-        ev = evals[next(i for i, n in enumerate(feasible) if n is chosen)]
+        chosen, ev = self._select(cycle, feasible, evals, decision)
         if ev.allocations is not None:
             cycle.dra.node_allocations[chosen.name] = ev.allocations
         return self._reserve_and_bind(cycle, chosen, decision)
@@ -926,22 +920,17 @@ class Scheduler:
         static: Mapping[str, Status | None],
         start: int,
         want: int,
-        feasible: list[NodeState],
-        evals: list[Evaluation],
-        deferred: list[Rejected],
     ) -> int | Status:
-        """findNodesThatPassFilters over cached evaluations: returns how many nodes were
-        processed (or the error Status that aborts the cycle). The rejected nodes of each
-        window go to ``deferred`` (nodes, evaluations, which are rejected) in order."""
+        """findNodesThatPassFilters over cached evaluations, for a cycle that has no
+        feasible node yet: returns how many nodes were processed (or the error Status that
+        aborts the cycle); ``cycle.window`` says which nodes, and which of them pass."""
         num_all = len(nodes)
-        known, ok, entries = table.known, table.ok, table.evals
-        cycle.table = table
+        known, ok = table.known, table.ok
+        window = cycle.window = Window(table, nodes)
         processed = 0
         position = start
-        ranges: list[tuple[int, int]] | None = [] if not feasible else None
-        while processed < num_all and len(feasible) < want:
-            need = want - len(feasible)
-            end = min(position + need, num_all, position + num_all - processed)
+        while processed < num_all and window.feasible < want:
+            end = min(position + want - window.feasible, num_all, position + num_all - processed)
             # Most of the window is known: list.index finds the unknown nodes, in order.
             index = position
             while True:
@@ -959,25 +948,9 @@ class Scheduler:
                     )
                 table.store(index, self._evaluate(cycle, node, result))
                 index += 1
-            chunk = ok[position:end]
-            if False not in chunk:
-                feasible.extend(nodes[position:end])
-                evals.extend(entries[position:end])  # type: ignore[arg-type]
-                if ranges is not None:
-                    ranges.append((position, end))
-            else:
-                # Split the window with C-level iteration: with a policy it spans every node,
-                # and a Python loop over them was a good part of each cycle.
-                ranges = None
-                window_nodes = nodes[position:end]
-                window_evals = entries[position:end]
-                feasible.extend(compress(window_nodes, chunk))
-                evals.extend(compress(window_evals, chunk))  # type: ignore[arg-type]
-                deferred.append((window_nodes, window_evals, list(map(not_, chunk))))
+            window.add(position, end, ok[position:end])
             processed += end - position
             position = end % num_all
-        if ranges:
-            cycle.window = (table, ranges)
         return processed
 
     def _evaluate(self, cycle: PodCycle, node: NodeState, status: Status | None) -> Evaluation:
@@ -1091,20 +1064,31 @@ class Scheduler:
         feasible: list[NodeState],
         evals: list[Evaluation],
         decision: Decision,
-    ) -> NodeState:
-        if len(feasible) == 1:
-            return feasible[0]
-        table = cycle.table
+    ) -> tuple[NodeState, Evaluation]:
+        """Score the feasible nodes (``feasible`` and ``evals``, or ``cycle.window``'s) and
+        pick one: the node and its evaluation."""
+        window = cycle.window
+        if window is not None:
+            if window.feasible == 1:
+                node, evaluation = window.pick(0)
+                return node, evaluation
+            if window.table.tainted:
+                # A TaintToleration score to look for: the nodes themselves are needed.
+                feasible = window.column(window.nodes)
+                evals = window.column(window.table.evals)
+                window = cycle.window = None
+        elif len(feasible) == 1:
+            return feasible[0], evals[0]
         if (
             not cycle.preferred
             and not cycle.dra.prioritized
             and self._scorer is None
-            and not (
-                # No TaintToleration score: a table without any needs no look at the nodes.
-                (table is None or table.tainted) and any(ev.raws[0] for ev in evals)
-            )
+            and (window is not None or not any(ev.raws[0] for ev in evals))
         ):
             return self._select_simple(cycle, feasible, evals, decision)
+        if window is not None:
+            feasible = window.column(window.nodes)
+            evals = window.column(window.table.evals)
         per_plugin = self.score_nodes(cycle, evals, feasible)
         columns = list(per_plugin.values())
         if len(columns) == 1:  # a placement policy's score alone (every feasible node)
@@ -1122,7 +1106,6 @@ class Scheduler:
             chosen_index = min(tied_at, key=lambda i: feasible[i].name)
         else:
             chosen_index = tied_at[0] if self._rng is None else self._rng.choice(tied_at)
-        chosen = feasible[chosen_index]
         if len(tied_at) > 1:
             decision.tied = [feasible[i].name for i in tied_at]
         if len(tied_at) >= KEEP_SCORES:
@@ -1135,7 +1118,7 @@ class Scheduler:
             feasible[i].name: {name: _reported(values[i]) for name, values in per_plugin.items()}
             for i in ranked
         }
-        return chosen
+        return feasible[chosen_index], evals[chosen_index]
 
     def _select_simple(
         self,
@@ -1143,18 +1126,16 @@ class Scheduler:
         feasible: list[NodeState],
         evals: list[Evaluation],
         decision: Decision,
-    ) -> NodeState:
+    ) -> tuple[NodeState, Evaluation]:
         """_select when only NodeResourcesFit and BalancedAllocation differ between nodes
         (no PreferNoSchedule taint, no preferred affinity, no prioritized list): the others
         normalize to constants, so the totals are those two raw scores plus a constant.
 
-        Hundreds of feasible nodes are common: when they are whole ranges of the cycle's
-        table (``cycle.window``), totals and names are sliced from its columns."""
+        Hundreds of feasible nodes are common: when the cycle's window in its shape table
+        has them (``cycle.window``), totals and names are sliced from the table's columns."""
         window = cycle.window
-        totals: list[int] = []
         if window is not None:
-            for a, b in window[1]:
-                totals += window[0].simple[a:b]
+            totals = window.column(window.table.simple)
         else:
             totals = [ev.raws[2] + ev.raws[3] for ev in evals]
         best = max(totals)
@@ -1165,22 +1146,19 @@ class Scheduler:
             tied: Sequence[int]
             if count == len(totals):
                 tied = range(count)
-                if window is not None:
-                    for a, b in window[1]:
-                        decision.tied += window[0].names[a:b]
-                else:
-                    decision.tied = [node.name for node in feasible]
+                decision.tied = (
+                    window.column(window.table.names)
+                    if window is not None
+                    else list(map(_name, feasible))
+                )
             else:
                 # Hundreds of ties among hundreds of nodes are common: the tied positions
                 # and names are picked with C-level iteration, from the table's names when
-                # the window is whole ranges of it.
+                # the cycle has a window in it.
                 mask = list(map(best.__eq__, totals))
                 tied = list(compress(range(len(totals)), mask))
                 if window is not None:
-                    names: list[str] = []
-                    for a, b in window[1]:
-                        names += window[0].names[a:b]
-                    decision.tied = list(compress(names, mask))
+                    decision.tied = list(compress(window.column(window.table.names), mask))
                 else:
                     decision.tied = list(map(_name, compress(feasible, mask)))
             chosen_index = tied[0] if self._rng is None else self._rng.choice(tied)
@@ -1192,9 +1170,15 @@ class Scheduler:
             ranked = heapq.nlargest(KEEP_SCORES, range(len(totals)), key=totals.__getitem__)
         if chosen_index not in ranked:
             ranked.append(chosen_index)
+        if window is not None:
+            # The few nodes this needs, found by their table positions.
+            picked = {i: window.pick(i) for i in ranked}
+        else:
+            picked = {i: (feasible[i], evals[i]) for i in ranked}
         taint = MAX_NODE_SCORE * P.SCORE_WEIGHTS[P.TAINT_TOLERATION]
         for i in ranked:
-            raws = evals[i].raws
+            node, ev = picked[i]
+            raws = ev.raws
             scores: dict[str, float] = {
                 P.TAINT_TOLERATION: taint,
                 P.NODE_AFFINITY: 0,
@@ -1203,8 +1187,8 @@ class Scheduler:
             }
             if not cycle.dra.empty:
                 scores[P.DYNAMIC_RESOURCES] = 0
-            decision.scores[feasible[i].name] = scores
-        return feasible[chosen_index]
+            decision.scores[node.name] = scores
+        return picked[chosen_index]
 
     # --- PostFilter -----------------------------------------------------------------------------
 
@@ -1403,19 +1387,21 @@ class Scheduler:
 
 _name = attrgetter("name")
 
-Rejected = tuple[list[NodeState], list[Evaluation | None], list[bool]]
-"""A window's nodes, their evaluations, and which of them are rejected (see _window)."""
-
 
 def _count_reasons(
-    statuses: Mapping[str, Status], deferred: list[Rejected]
-) -> Counter[tuple[str, ...]]:
-    """Rejected nodes per reasons tuple, in the order the nodes were evaluated (one Counter
-    over all of them: its update is costly per call)."""
-    deferred_statuses = map(
-        _status, chain.from_iterable(compress(evals, rejected) for _, evals, rejected in deferred)
+    statuses: Mapping[str, Status], window: Window | None
+) -> dict[tuple[str, ...], int]:
+    """Rejected nodes per reasons tuple, in the order the nodes were evaluated: ``statuses``
+    first, then the rejected nodes of the window."""
+    counts: dict[tuple[str, ...], int] = (
+        dict(Counter(map(_reasons, statuses.values()))) if statuses else {}
     )
-    return Counter(map(_reasons, chain(statuses.values(), deferred_statuses)))
+    if window is not None:
+        table = window.table
+        for start, end, passing in window.parts:
+            if passing is not None:
+                table.count_rejections(start, end, counts)
+    return counts
 
 
 _status = attrgetter("status")
