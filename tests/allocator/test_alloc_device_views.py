@@ -99,3 +99,44 @@ def test_the_driver_only_view_presents_the_driver_fields() -> None:
     off = CelDevice.driver_only(raw, DRIVER, consumable_capacity=False)
     assert off.variables["device"]["allowMultipleAllocations"] is False
     assert CelDevice.from_v1(raw, DRIVER).complete
+
+
+def test_driver_only_outcomes_follow_each_devices_driver_fields() -> None:
+    """Devices share a driver-only chain's outcome per driver and allowMultipleAllocations,
+    never across them: the class picks the second driver's device, then only the device
+    that allows multiple allocations."""
+    slices = [
+        slice_("a", [device("a-0"), device("a-1")], driver="a.example.com", pool="a"),
+        slice_(
+            "b",
+            [device("b-0"), device("b-1", allowMultipleAllocations=True)],
+            driver="b.example.com",
+            pool="b",
+        ),
+    ]
+    by_driver = device_class("pick", 'device.driver == "b.example.com"')
+    outcome = allocate(slices, [claim("c", request("r", cls="pick"))], classes=[by_driver])
+    assert picked(outcome) == ["r=b-0"]
+    shared = device_class("pick", "device.allowMultipleAllocations")
+    outcome = allocate(slices, [claim("c", request("r", cls="pick"))], classes=[shared])
+    assert picked(outcome) == ["r=b-1"]
+
+
+def test_only_the_unconvertible_device_fails_a_driver_only_chain() -> None:
+    """A device that converts keeps the shared outcome; the broken one reports its error."""
+    slices = [
+        slice_(
+            "s",
+            [
+                device("gpu-0", attrs={"driverVersion": {"version": "bad"}}),
+                device("gpu-1", attrs={"driverVersion": {"version": "1.2.3"}}),
+            ],
+        )
+    ]
+    outcome = allocate(slices, [claim("c", request("r"))], classes=[DRIVER_ONLY])
+    assert outcome.error is not None and "gpu-0" in outcome.error
+    assert "parse semantic version" in outcome.error
+    only_good = [slice_("s", [device("gpu-1", attrs={"driverVersion": {"version": "1.2.3"}})])]
+    assert picked(allocate(only_good, [claim("c", request("r"))], classes=[DRIVER_ONLY])) == [
+        "r=gpu-1"
+    ]

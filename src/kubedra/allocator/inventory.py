@@ -120,13 +120,17 @@ class DeviceInfo:
         self.key = f"{slice_.driver}/{slice_.pool}/{self.name}"
         driver_prefix = slice_.driver + "/"
         attrs: dict[str, Mapping[str, Any]] = {}
-        raw_attrs = raw.get("attributes") or {}
-        for name, value in raw_attrs.items():
+        qualified: dict[str, Mapping[str, Any]] | None = None
+        for name, value in (raw.get("attributes") or {}).items():
             if "/" not in name:
                 attrs[driver_prefix + name] = value
-        for name, value in raw_attrs.items():
-            if "/" in name:
-                attrs[name] = value
+            elif qualified is None:
+                qualified = {name: value}
+            else:
+                qualified[name] = value
+        if qualified:
+            # A qualified name wins over the same name given without the driver's domain.
+            attrs.update(qualified)
         self.attrs = attrs
         self.capacity: dict[str, CapacityInfo] = {
             name: CapacityInfo(name, cap or {}, f"{where}.capacity[{name}]")

@@ -13,7 +13,7 @@ from typing import Any
 from kubedra.allocator.features import Features
 from kubedra.allocator.inventory import DeviceInfo
 from kubedra.cel import compile_selector
-from kubedra.cel.device import DRIVER_FIELDS, CelDevice
+from kubedra.cel.device import DRIVER_FIELDS, CelDevice, conversion_error
 from kubedra.cel.errors import CelCompileError, CelError
 
 
@@ -51,7 +51,15 @@ def _compile(expression: str) -> Any:
 class SelectorChain:
     """The class selectors then the request selectors of one (sub)request."""
 
-    __slots__ = ("_compiled", "_driver_only", "chain_id", "class_count", "expressions", "features")
+    __slots__ = (
+        "_by_driver",
+        "_compiled",
+        "_driver_only",
+        "chain_id",
+        "class_count",
+        "expressions",
+        "features",
+    )
 
     def __init__(
         self, class_exprs: list[str], request_exprs: list[str], features: Features
@@ -64,8 +72,10 @@ class SelectorChain:
         self.chain_id: tuple[int | str, ...] = (len(class_exprs), *self.expressions)
         self._compiled: list[Any] | None = None
         self._driver_only = False
-        """Whether every selector reads only DRIVER_FIELDS (the usual DeviceClass), so that a
-        device's view need not convert its attributes and capacity."""
+        """Whether every selector reads only DRIVER_FIELDS (the usual DeviceClass): devices
+        that convert to CEL share one outcome per driver fields, and no device's
+        attributes and capacity are converted for the chain."""
+        self._by_driver: dict[tuple[str, bool], bool | SelectorFailure] = {}
 
     def evaluate(self, device: DeviceInfo) -> bool | SelectorFailure:
         """True/False, or the failure; cached on the device."""
@@ -84,28 +94,45 @@ class SelectorChain:
             self._driver_only = all(
                 not isinstance(c, str) and c.device_fields is not None for c in compiled_chain
             ) and all(c.device_fields <= DRIVER_FIELDS for c in compiled_chain)
+        consumable = not self.features.conservative
+        if self._driver_only:
+            # The outcome depends on the driver fields alone, unless the device cannot be
+            # presented to CEL (then every selector fails on it, as upstream's do).
+            cel = device.cel
+            error = conversion_error(device.raw) if cel is None else cel.error
+            if error is None:
+                key = (device.driver, device.allow_multiple)
+                found = self._by_driver.get(key)
+                if found is None:
+                    view = CelDevice.driver_only(
+                        device.raw, device.driver, consumable_capacity=consumable
+                    )
+                    found = self._by_driver[key] = self._run(compiled_chain, view)
+                return found
+            if cel is None:
+                cel = device.cel = CelDevice.driver_only(
+                    device.raw, device.driver, consumable_capacity=consumable
+                )
+            return self._run(compiled_chain, cel)
+        cel = device.cel
+        if cel is None or not cel.complete:
+            # Selectors see list-type attributes whatever the gates; only the conservative
+            # implementation leaves allowMultipleAllocations out.
+            cel = device.cel = CelDevice.from_v1(
+                device.raw,
+                device.driver,
+                list_type_attributes=True,
+                consumable_capacity=consumable,
+            )
+        return self._run(compiled_chain, cel)
+
+    def _run(self, compiled_chain: list[Any], cel: CelDevice) -> bool | SelectorFailure:
+        """The selectors in order against one view, up to the first that is not true."""
         for position, compiled in enumerate(compiled_chain):
             from_class = position < self.class_count
             index = position if from_class else position - self.class_count
             if isinstance(compiled, str):
                 return SelectorFailure(from_class, index, False, compiled)
-            cel = device.cel
-            if cel is None or not (cel.complete or self._driver_only):
-                # Selectors see list-type attributes whatever the gates; only the
-                # conservative implementation leaves allowMultipleAllocations out.
-                consumable = not self.features.conservative
-                if self._driver_only:
-                    cel = CelDevice.driver_only(
-                        device.raw, device.driver, consumable_capacity=consumable
-                    )
-                else:
-                    cel = CelDevice.from_v1(
-                        device.raw,
-                        device.driver,
-                        list_type_attributes=True,
-                        consumable_capacity=consumable,
-                    )
-                device.cel = cel
             try:
                 matched = compiled.matches(cel)
             except CelError as err:

@@ -36,6 +36,8 @@ class DomainMap(dict[str, dict[str, Any]]):
 
 
 _EMPTY: dict[str, Any] = {}
+_NO_DOMAINS = DomainMap()
+"""The attributes and capacity of a driver-only view (never read, never written)."""
 
 _SCALARS = ("int", "bool", "string", "version")
 _LISTS = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
@@ -151,8 +153,8 @@ class CelDevice:
             "driver": driver,
             "allowMultipleAllocations": bool(device.get("allowMultipleAllocations"))
             and consumable_capacity,
-            "attributes": DomainMap(),
-            "capacity": DomainMap(),
+            "attributes": _NO_DOMAINS,
+            "capacity": _NO_DOMAINS,
         }
         error = conversion_error(device)
         return cls(str(device.get("name", "")), driver, value, error, complete=False)

@@ -152,6 +152,8 @@ class Window:
     nodes: list[Any]
     """The nodes in the table's order (NodeState)."""
     parts: list[WindowPart] = field(default_factory=list)
+    passing_counts: list[int] = field(default_factory=list)
+    """How many nodes of each part pass."""
     feasible: int = 0
     """How many of the window's nodes pass."""
 
@@ -159,10 +161,12 @@ class Window:
         """Record positions ``start:end`` with their pass flags (a slice of ``table.ok``)."""
         if False in passing:
             self.parts.append((start, end, passing))
-            self.feasible += passing.count(True)
+            count = passing.count(True)
         else:
             self.parts.append((start, end, None))
-            self.feasible += end - start
+            count = end - start
+        self.passing_counts.append(count)
+        self.feasible += count
 
     def column(self, values: list[Any]) -> list[Any]:
         """``values`` (a column of the table, by position) for the feasible nodes, in order."""
@@ -176,8 +180,7 @@ class Window:
 
     def position(self, index: int) -> int:
         """The table position of the ``index``-th feasible node (0-based)."""
-        for start, end, passing in self.parts:
-            size = end - start if passing is None else passing.count(True)
+        for (start, _, passing), size in zip(self.parts, self.passing_counts, strict=True):
             if index < size:
                 if passing is None:
                     return start + index
