@@ -13,10 +13,13 @@ after ``--curve-warmup`` untimed pods (so that the scheduler has seen every node
     python benchmarks/bench_simulate.py --workload scale-5000x8 --pods 2000
     python benchmarks/bench_simulate.py --curve 500,2000,5000,20000 --curve-pods 500
     python benchmarks/bench_simulate.py --repeat 5                   # medians of 5 processes
+    python benchmarks/bench_simulate.py --instructions --workload fill-500x10   # valgrind
 
 The host's speed is printed before and after the table (``host_speed``): on a shared virtual
 machine it moves by up to half between minutes, so compare tables measured at a similar
-reference figure, and use ``--repeat`` for medians.
+reference figure, and use ``--repeat`` for medians. ``--instructions`` counts the timed
+part's instructions under valgrind instead (a run without the timed part subtracted), which
+does not move with the host.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
 from host_speed import describe_host  # noqa: E402
+from instructions import InstructionsUnavailable, count_instructions  # noqa: E402
 from kubedra.allocator.features import Features  # noqa: E402
 from kubedra.cluster.simulation import Simulation  # noqa: E402
 from kubedra.scheduler import new_simulation  # noqa: E402
@@ -67,9 +71,14 @@ def _pod(name: str, claims: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def simulate(
-    workload: dict[str, Any], pods_limit: int | None, policy: str, warmup: int = 0
+    workload: dict[str, Any],
+    pods_limit: int | None,
+    policy: str,
+    warmup: int = 0,
+    setup_only: bool = False,
 ) -> dict[str, Any]:
-    """Time ``pods_limit`` pods (all by default) after ``warmup`` untimed ones."""
+    """Time ``pods_limit`` pods (all by default) after ``warmup`` untimed ones (none with
+    ``setup_only``: then only the setup runs, for ``--instructions``)."""
     every = workload["pods"]
     warm, every = every[:warmup], every[warmup:]
     pods = every[:pods_limit] if pods_limit else every
@@ -89,6 +98,8 @@ def simulate(
     sim.run()
     setup_seconds = time.perf_counter() - setup
     gc.collect()  # the setup's garbage is not the timed part's (kubedra pauses the GC itself)
+    if setup_only:
+        return {"pods": 0, "setupSeconds": round(setup_seconds, 2)}
     start = time.perf_counter()
     cpu_start = time.process_time()
     _create_pods(sim, pods)
@@ -227,6 +238,27 @@ def _medians(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _print_instructions(args: argparse.Namespace, names: list[str]) -> int:
+    """Instructions of each workload's timed part: a full run minus a setup-only run."""
+    print(f"{'workload':<28} {'pods':>6} {'instructions (M)':>17} {'per pod (k)':>12}")
+    for name in names:
+        base = [sys.executable, __file__, "--child", "--scheduler", args.scheduler]
+        base += ["--workload", name, "--dir", str(args.dir)]
+        if args.pods:
+            base += ["--pods", str(args.pods)]
+        try:
+            setup = count_instructions([*base, "--setup-only"])
+            full = count_instructions(base)
+        except InstructionsUnavailable as err:
+            print(f"{SCRIPT}: {err}", file=sys.stderr)
+            return 2
+        workload = json.loads((args.dir / "workloads" / f"{name}.json").read_text())
+        pods = min(args.pods, len(workload["pods"])) if args.pods else len(workload["pods"])
+        timed = full - setup
+        print(f"{name:<28} {pods:>6} {timed / 1e6:>17.0f} {timed / pods / 1e3:>12.0f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR)
@@ -244,7 +276,13 @@ def main() -> int:
         default=1,
         help="processes per workload; the table gives their medians and the pods/cpu-s range",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count the timed part's instructions under valgrind instead of timing it",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--setup-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--synthetic-nodes", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -254,7 +292,7 @@ def main() -> int:
             result = simulate(workload, None, args.scheduler, args.curve_warmup)
         else:
             workload = json.loads((args.dir / "workloads" / f"{args.workload[0]}.json").read_text())
-            result = simulate(workload, args.pods, args.scheduler)
+            result = simulate(workload, args.pods, args.scheduler, setup_only=args.setup_only)
         print(json.dumps(result))
         return 0
 
@@ -292,6 +330,8 @@ def main() -> int:
         args.workload,
         instead="Without it: --curve 500,2000 measures synthetic clusters (8 GPUs per node).",
     )
+    if args.instructions:
+        return _print_instructions(args, names)
     failed = False
     print(describe_host())
     print(
