@@ -10,7 +10,9 @@ Conventions (every page follows them):
 * ```yaml, ```text, ```json and blocks of any other language are not run;
 * ``<!-- doc-test: skip REASON -->`` on the line just before a block skips it with REASON;
 * ``<!-- doc-test: requires PATH -->`` there skips it unless PATH (relative to the root,
-  e.g. ``../shared/conformance``) exists: for blocks that read the shared corpus.
+  e.g. ``../shared/conformance``) exists: for blocks that read the shared corpus; several
+  requirements are separated by spaces, and one without a ``/`` names a command that must
+  be installed (``requires ../shared/benchmarks valgrind``).
 
 Blocks write under /tmp (``$TMPDIR`` is a fresh directory per block); each runs in its own
 process group, which is killed when the block ends, so servers started with ``&`` stop too.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -60,6 +63,16 @@ class Command:
     line: int
     command: str
     expected: list[str]
+
+
+def missing(requires: str, root: Path) -> list[str]:
+    """The requirements of a ``requires`` marker that are not met: paths (relative to
+    ``root``) that do not exist, commands (names without ``/``) that are not installed."""
+    return [
+        item
+        for item in requires.split()
+        if not ((root / item).exists() if "/" in item else shutil.which(item))
+    ]
 
 
 def blocks(path: Path, relative_to: Path) -> Iterator[Block]:

@@ -41,8 +41,9 @@ def _show(block: Block, what: str, command: str, output: str) -> str:
 def test_doc_block(block: Block, tmp_path: Path) -> None:
     if block.skip is not None:
         pytest.skip(f"{block.where}: {block.skip}")
-    if block.requires is not None and not (ROOT / block.requires).exists():
-        pytest.skip(f"{block.where}: needs {block.requires}, which is absent")
+    absent = doc_blocks.missing(block.requires, ROOT) if block.requires is not None else []
+    if absent:
+        pytest.skip(f"{block.where}: needs {' and '.join(absent)}, which is absent")
     before = _changed_files()
     if block.language == "python":
         script = tmp_path / "block.py"

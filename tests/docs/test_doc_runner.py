@@ -63,6 +63,15 @@ def test_blocks_languages_lines_and_markers(tmp_path: Path) -> None:
     assert blocks[3].text.startswith("$ printf")  # the list's indentation is removed
 
 
+def test_requirements_are_paths_or_installed_commands(tmp_path: Path) -> None:
+    (tmp_path / "corpus").mkdir()
+    assert doc_blocks.missing("corpus/ bash", tmp_path) == []
+    assert doc_blocks.missing("./corpus nope-not-a-command ./absent", tmp_path) == [
+        "nope-not-a-command",
+        "./absent",
+    ]
+
+
 def test_a_transcript_is_commands_with_their_expected_output(tmp_path: Path) -> None:
     commands = doc_blocks.transcript(_page(tmp_path)[3])
     assert [(c.line, c.command, c.expected) for c in commands] == [
