@@ -97,9 +97,14 @@ def conversion_error(device: Mapping[str, Any]) -> str | None:
     capacity, that cannot be converted), without building the CEL maps."""
     for name, attr in (device.get("attributes") or {}).items():
         if type(attr) is dict and len(attr) == 1:
-            # The usual case, a plain scalar: nothing to convert, nothing that can fail.
             ((field, raw),) = attr.items()
             if type(raw) is _PLAIN.get(field):
+                continue  # the usual case, a plain scalar: nothing that can fail
+            if field == "version" and type(raw) is str:
+                try:
+                    _version(raw)
+                except ValueError as e:
+                    return f"attribute {name}: {e}"
                 continue
         try:
             _attribute_value(attr or {})
