@@ -92,28 +92,31 @@ class SelectorChain:
             # Compiled on the first device the chain meets, then read for every other one.
             compiled_chain = self._compiled = [_compile(e) for e in self.expressions]
             self._driver_only = all(
-                not isinstance(c, str) and c.device_fields is not None for c in compiled_chain
-            ) and all(c.device_fields <= DRIVER_FIELDS for c in compiled_chain)
+                not isinstance(c, str)
+                and c.device_fields is not None
+                and c.device_fields <= DRIVER_FIELDS
+                for c in compiled_chain
+            )
         consumable = not self.features.conservative
         if self._driver_only:
             # The outcome depends on the driver fields alone, unless the device cannot be
             # presented to CEL (then every selector fails on it, as upstream's do).
             cel = device.cel
             error = conversion_error(device.raw) if cel is None else cel.error
-            if error is None:
-                key = (device.driver, device.allow_multiple)
-                found = self._by_driver.get(key)
-                if found is None:
-                    view = CelDevice.driver_only(
-                        device.raw, device.driver, consumable_capacity=consumable
-                    )
-                    found = self._by_driver[key] = self._run(compiled_chain, view)
+            key = (device.driver, device.allow_multiple)
+            found = self._by_driver.get(key) if error is None else None
+            if found is not None:
                 return found
             if cel is None:
-                cel = device.cel = CelDevice.driver_only(
+                cel = CelDevice.driver_only(
                     device.raw, device.driver, consumable_capacity=consumable
                 )
-            return self._run(compiled_chain, cel)
+            found = self._run(compiled_chain, cel)
+            if error is None:
+                self._by_driver[key] = found
+            else:
+                device.cel = cel  # keeps its error for other chains
+            return found
         cel = device.cel
         if cel is None or not cel.complete:
             # Selectors see list-type attributes whatever the gates; only the conservative

@@ -1068,27 +1068,20 @@ class Scheduler:
         """Score the feasible nodes (``feasible`` and ``evals``, or ``cycle.window``'s) and
         pick one: the node and its evaluation."""
         window = cycle.window
-        if window is not None:
-            if window.feasible == 1:
-                node, evaluation = window.pick(0)
-                return node, evaluation
-            if window.table.tainted:
-                # A TaintToleration score to look for: the nodes themselves are needed.
-                feasible = window.column(window.nodes)
-                evals = window.column(window.table.evals)
-                window = cycle.window = None
-        elif len(feasible) == 1:
+        if window is not None and window.feasible == 1:
+            node, evaluation = window.pick(0)
+            return node, evaluation
+        if window is None and len(feasible) == 1:
             return feasible[0], evals[0]
-        if (
-            not cycle.preferred
-            and not cycle.dra.prioritized
-            and self._scorer is None
-            and (window is not None or not any(ev.raws[0] for ev in evals))
-        ):
-            return self._select_simple(cycle, feasible, evals, decision)
-        if window is not None:
+        simple = not cycle.preferred and not cycle.dra.prioritized and self._scorer is None
+        if window is not None and (not simple or window.table.tainted):
+            # Every plugin scores (or a TaintToleration score is to be looked for): the
+            # feasible nodes themselves are needed, as lists.
             feasible = window.column(window.nodes)
             evals = window.column(window.table.evals)
+            window = cycle.window = None
+        if simple and (window is not None or not any(ev.raws[0] for ev in evals)):
+            return self._select_simple(cycle, feasible, evals, decision)
         per_plugin = self.score_nodes(cycle, evals, feasible)
         columns = list(per_plugin.values())
         if len(columns) == 1:  # a placement policy's score alone (every feasible node)
